@@ -1,0 +1,5 @@
+"""Allow ``python -m tomflywheel``."""
+
+from tomflywheel.cli import main
+
+main()

@@ -1,0 +1,192 @@
+"""Artifact I/O: line-atomic append-only JSONL, and whole files replaced atomically.
+
+One module owns this so a crash can never leave a half-written record that a later stage trusts.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any, TypeVar, overload
+
+from pydantic import BaseModel, ValidationError
+
+from tomflywheel.errors import DataError
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def to_json_line(record: BaseModel | dict[str, Any]) -> str:
+    """Serialize one record as a compact JSON line (no trailing newline); same input, same bytes."""
+    if isinstance(record, BaseModel):
+        return record.model_dump_json()
+    return json.dumps(record, ensure_ascii=False, separators=(",", ":"))
+
+
+def _loc_to_field(loc: tuple[int | str, ...]) -> str:
+    parts: list[str] = []
+    for item in loc:
+        if isinstance(item, int):
+            parts.append(f"[{item}]")
+        else:
+            parts.append(("." if parts else "") + str(item))
+    return "".join(parts) or "(record)"
+
+
+def validation_error_field(err: ValidationError) -> tuple[str, str]:
+    """The first error of a pydantic ``ValidationError`` as (dotted field, reason)."""
+    first = err.errors()[0]
+    return _loc_to_field(tuple(first["loc"])), first["msg"]
+
+
+@overload
+def read_jsonl(path: Path, model: type[M], *, tolerate_partial_tail: bool = ...) -> Iterator[M]: ...
+@overload
+def read_jsonl(
+    path: Path, model: None = ..., *, tolerate_partial_tail: bool = ...
+) -> Iterator[dict[str, Any]]: ...
+
+
+def read_jsonl(
+    path: Path,
+    model: type[M] | None = None,
+    *,
+    tolerate_partial_tail: bool = False,
+) -> Iterator[M] | Iterator[dict[str, Any]]:
+    """Yield the records of a JSONL file, validated against ``model`` when given.
+
+    Blank lines are skipped.
+
+    Args:
+        path: The file to read.
+        model: A pydantic model each line must satisfy.
+        tolerate_partial_tail: Skip a last line without a newline that is not valid JSON (a write
+            cut by a crash); artifact readers resuming a stage want this, input readers do not.
+
+    Raises:
+        DataError: A line is not JSON, not an object, or fails validation; names file:line:field.
+    """
+    path = Path(path)
+    with path.open("r", encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as err:
+                if tolerate_partial_tail and not line.endswith("\n"):
+                    return
+                raise DataError(path, number, None, f"invalid JSON ({err.msg})") from err
+            if not isinstance(obj, dict):
+                raise DataError(path, number, None, "expected a JSON object")
+            if model is None:
+                yield obj
+                continue
+            try:
+                yield model.model_validate(obj)
+            except ValidationError as err:
+                field, reason = validation_error_field(err)
+                raise DataError(path, number, field, reason) from err
+
+
+def repair_partial_tail(path: Path) -> int:
+    """Cut a trailing partial line (a write killed mid-way); returns the bytes removed."""
+    if not path.exists():
+        return 0
+    with path.open("rb+") as handle:
+        handle.seek(0, os.SEEK_END)
+        size = handle.tell()
+        if size == 0:
+            return 0
+        handle.seek(size - 1)
+        if handle.read(1) == b"\n":
+            return 0
+        # Walk back to the last newline in chunks; files can be large.
+        pos = size
+        while pos > 0:
+            step = min(65536, pos)
+            pos -= step
+            handle.seek(pos)
+            chunk = handle.read(step)
+            cut = chunk.rfind(b"\n")
+            if cut >= 0:
+                keep = pos + cut + 1
+                handle.truncate(keep)
+                return size - keep
+        handle.truncate(0)
+        return size
+
+
+class JsonlAppender:
+    """Append-only, line-atomic JSONL writer: each record is one ``write`` of a complete line.
+
+    Opening repairs a partial last line left by a crash, so readers only ever see whole records.
+
+    Args:
+        path: The file to append to (created with its parent folders).
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        repair_partial_tail(self.path)
+        self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+
+    def append(self, record: BaseModel | dict[str, Any]) -> None:
+        """Append one record as one line."""
+        data = (to_json_line(record) + "\n").encode("utf-8")
+        view = memoryview(data)
+        while view:
+            written = os.write(self._fd, view)
+            view = view[written:]
+
+    def extend(self, records: Iterable[BaseModel | dict[str, Any]]) -> int:
+        """Append many records; returns how many."""
+        count = 0
+        for record in records:
+            self.append(record)
+            count += 1
+        return count
+
+    def close(self) -> None:
+        """Close the file."""
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+
+    def __enter__(self) -> JsonlAppender:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    """Replace ``path`` with ``text`` atomically (temp file, fsync, ``os.replace``)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def atomic_write_json(path: Path, obj: Any) -> None:
+    """Write ``obj`` as indented JSON, atomically."""
+    atomic_write_text(path, json.dumps(obj, ensure_ascii=False, indent=2) + "\n")
+
+
+def write_jsonl_atomic(path: Path, records: Iterable[BaseModel | dict[str, Any]]) -> int:
+    """Write a whole JSONL file at once, atomically: all records or nothing; returns the count."""
+    lines = [to_json_line(record) + "\n" for record in records]
+    atomic_write_text(path, "".join(lines))
+    return len(lines)

@@ -1,0 +1,49 @@
+"""``tomflywheel serve``: run the embedded (or any Hugging Face) model behind vLLM's OpenAI API."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from tomflywheel.cli._common import ConfigOption, load, out, status
+from tomflywheel.config import DEFAULT_CONFIG
+from tomflywheel.errors import ServerError
+from tomflywheel.llm import embedded_server
+
+
+def serve(
+    config: ConfigOption = DEFAULT_CONFIG,
+    model: Annotated[
+        Path | None,
+        typer.Option(help="Hugging Face model folder to serve (default: the bundled SmolLM2)."),
+    ] = None,
+    port: Annotated[int | None, typer.Option(help="Port to bind (default: a free one).")] = None,
+    served_model_name: Annotated[
+        str | None, typer.Option(help="Model name clients send (default: from the config).")
+    ] = None,
+) -> None:
+    """Start a vLLM OpenAI-compatible server, print its base URL, and stop it on Ctrl-C."""
+    settings = load(config).embedded
+    updates: dict[str, object] = {}
+    if model is not None:
+        updates["model"] = model
+    if port is not None:
+        updates["port"] = port
+    if served_model_name is not None:
+        updates["served_model_name"] = served_model_name
+    settings = settings.model_copy(update=updates)
+    server = embedded_server(settings, on_status=status)
+    status(f"starting vLLM for {server.model_dir} (log: {server.log_path})")
+    with server:
+        out.print(f"base URL: [bold]{server.base_url}[/bold]")
+        out.print(f"model:    [bold]{settings.served_model_name}[/bold]")
+        out.print(
+            f"try: TOMFLYWHEEL_BASE_URL={server.base_url} "
+            f"TOMFLYWHEEL_MODEL={settings.served_model_name} tomflywheel ...   (Ctrl-C stops)"
+        )
+        while server.running:
+            time.sleep(1)
+        raise ServerError(f"the vLLM server stopped by itself; see {server.log_path}")

@@ -1,0 +1,192 @@
+"""Typed settings loaded from YAML; a bad file fails with its path, line, key and reason."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
+
+from tomflywheel.errors import ConfigError
+
+ENV_BASE_URL = "TOMFLYWHEEL_BASE_URL"
+ENV_API_KEY = "TOMFLYWHEEL_API_KEY"
+ENV_MODEL = "TOMFLYWHEEL_MODEL"
+ENV_CACHE_DIR = "TOMFLYWHEEL_CACHE_DIR"
+
+DEFAULT_CONFIG = Path("configs/default.yaml")
+
+
+def cache_root() -> Path:
+    """Where converted models and the request cache live (``$TOMFLYWHEEL_CACHE_DIR`` overrides)."""
+    if os.environ.get(ENV_CACHE_DIR):
+        return Path(os.environ[ENV_CACHE_DIR]).expanduser()
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "tomflywheel"
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class EmbeddedServerSettings(_Strict):
+    """The vLLM server that commands start and stop themselves when ``server: embedded``."""
+
+    model: Path | None = None
+    """A Hugging Face model folder; ``null`` serves the bundled SmolLM2-135M-Instruct."""
+    served_model_name: str = "smollm2-135m-instruct"
+    """The name requests use as ``model``."""
+    host: str = "127.0.0.1"
+    """Interface to bind; loopback by default."""
+    port: int | None = Field(default=None, ge=1, le=65535)
+    """Port to bind; ``null`` picks a free one."""
+    max_model_len: int = Field(default=2048, ge=128)
+    """Longest prompt + output in tokens."""
+    kv_cache_gib: int = Field(default=1, ge=1)
+    """KV cache size for the CPU build (``VLLM_CPU_KVCACHE_SPACE``)."""
+    enforce_eager: bool = True
+    """Skip torch.compile: ready in ~30 s instead of ~110 s on CPU."""
+    startup_timeout_s: float = Field(default=300.0, gt=0)
+    """How long to wait for ``/v1/models`` to answer."""
+    extra_args: list[str] = Field(default_factory=list)
+    """More ``vllm`` server arguments, passed as a list (never through a shell)."""
+
+
+class LLMSettings(_Strict):
+    """How requests reach an OpenAI-compatible server."""
+
+    base_urls: list[str] = Field(default_factory=list)
+    """Endpoints ending in ``/v1``; several are balanced with failover. Ignored when embedded."""
+    model: str | None = None
+    """Model name sent with each request; embedded: the served model name."""
+    api_key_env: str = ENV_API_KEY
+    """Environment variable holding the API key (keys are never read from or written to files)."""
+    endpoint: Literal["chat", "completions"] = "chat"
+    """Which API generation prompts go to."""
+    concurrency: int = Field(default=16, ge=1)
+    """Requests in flight at once."""
+    timeout_s: float = Field(default=120.0, gt=0)
+    """Per-request timeout."""
+    max_retries: int = Field(default=4, ge=0)
+    """Retries on connection errors, timeouts, 429 and 5xx."""
+    backoff_initial_s: float = Field(default=0.5, gt=0)
+    """First retry delay; doubles each retry, with jitter."""
+    backoff_max_s: float = Field(default=20.0, gt=0)
+    """Longest delay between retries (a server's Retry-After is honoured up to 5x this)."""
+    cache: bool = True
+    """Keep every response, keyed by model + full request body, so re-runs send nothing."""
+    cache_path: Path | None = None
+    """The request cache file; ``null`` puts it in the user cache folder."""
+    structured_mode: Literal["json_schema", "tools"] = "json_schema"
+    """How instructor asks for structured output: JSON schema for vLLM, tools for OpenAI."""
+    structured_retries: int = Field(default=2, ge=0)
+    """Re-asks after a reply that fails validation, with the error fed back."""
+
+    api_key: SecretStr | None = Field(default=None, exclude=True)
+    """Resolved from the environment at load time; never serialized."""
+
+    @field_validator("base_urls")
+    @classmethod
+    def _urls_look_right(cls, value: list[str]) -> list[str]:
+        for url in value:
+            if not url.startswith(("http://", "https://")):
+                raise ValueError(f"{url!r} is not an http(s) URL")
+        return [url.rstrip("/") for url in value]
+
+    def resolved_cache_path(self) -> Path:
+        """The request cache file in use."""
+        return self.cache_path or cache_root() / "requests.sqlite"
+
+
+class Settings(_Strict):
+    """A whole configuration file."""
+
+    server: Literal["embedded", "external"] = "embedded"
+    """``embedded``: commands start and stop a local vLLM server; ``external``: use base_urls."""
+    embedded: EmbeddedServerSettings = Field(default_factory=EmbeddedServerSettings)
+    """Settings of the embedded server."""
+    llm: LLMSettings = Field(default_factory=LLMSettings)
+    """How requests are sent."""
+
+    def snapshot(self) -> dict[str, Any]:
+        """The settings as plain data for ``results/<exp>/config.yaml``; secrets are left out."""
+        return self.model_dump(mode="json")
+
+
+def _node_line(node: yaml.Node | None, loc: tuple[int | str, ...]) -> int | None:
+    """1-based line of the YAML node at ``loc``, or of its closest existing parent."""
+    line = node.start_mark.line + 1 if node is not None else None
+    for key in loc:
+        if isinstance(node, yaml.MappingNode):
+            match = next((v for k, v in node.value if k.value == key), None)
+            if match is None:
+                return line
+            key_node = next(k for k, v in node.value if k.value == key)
+            line = key_node.start_mark.line + 1
+            node = match
+        elif isinstance(node, yaml.SequenceNode) and isinstance(key, int) and key < len(node.value):
+            node = node.value[key]
+            line = node.start_mark.line + 1
+        else:
+            return line
+    return line
+
+
+def _apply_env(data: dict[str, Any]) -> dict[str, Any]:
+    llm = dict(data.get("llm") or {})
+    if os.environ.get(ENV_BASE_URL):
+        llm["base_urls"] = [u.strip() for u in os.environ[ENV_BASE_URL].split(",") if u.strip()]
+        data["server"] = "external"
+    if os.environ.get(ENV_MODEL):
+        llm["model"] = os.environ[ENV_MODEL]
+    data["llm"] = llm
+    return data
+
+
+def parse_settings(text: str, source: Path | str = "<config>") -> Settings:
+    """Validate a YAML document into ``Settings``, applying environment overrides.
+
+    Raises:
+        ConfigError: Invalid YAML or an invalid key; names file, line, key and reason.
+    """
+    try:
+        node = yaml.compose(text)
+        data = yaml.safe_load(text) or {}
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        where = f"{source}:{mark.line + 1}" if mark else str(source)
+        raise ConfigError(f"{where}: invalid YAML: {getattr(err, 'problem', err)}") from err
+    if not isinstance(data, dict):
+        raise ConfigError(f"{source}: expected a mapping of settings at the top level")
+    if "api_key" in (data.get("llm") or {}):
+        raise ConfigError(
+            f"{source}:{_node_line(node, ('llm', 'api_key'))}: llm.api_key: keys are never read "
+            "from files; set the variable named by llm.api_key_env instead"
+        )
+    try:
+        settings = Settings.model_validate(_apply_env(data))
+    except ValidationError as err:
+        first = err.errors()[0]
+        loc = tuple(first["loc"])
+        key = ".".join(str(part) for part in loc)
+        raise ConfigError(f"{source}:{_node_line(node, loc)}: {key}: {first['msg']}") from err
+    key_var = ENV_API_KEY if os.environ.get(ENV_API_KEY) else settings.llm.api_key_env
+    if os.environ.get(key_var):
+        settings.llm.api_key = SecretStr(os.environ[key_var])
+    return settings
+
+
+def load_settings(path: Path) -> Settings:
+    """Load and validate a YAML config file.
+
+    Raises:
+        ConfigError: Missing file, invalid YAML or invalid keys (file, line, key and reason).
+    """
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as err:
+        raise ConfigError(f"{path}: cannot read config ({err.strerror})") from err
+    return parse_settings(text, path)

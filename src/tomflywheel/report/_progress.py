@@ -1,0 +1,46 @@
+"""A rich progress bar that library code drives through a plain ``(done, total)`` callback."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+
+
+@contextlib.contextmanager
+def progress_bar(
+    description: str, *, console: Console | None = None, skipped: int = 0
+) -> Iterator[Callable[[int, int], None]]:
+    """Show one bar on stderr; yields the callback that moves it.
+
+    Args:
+        description: What is counted ("predict tomi").
+        console: Where to draw (stderr by default, so results on stdout stay clean).
+        skipped: Items a resume skips; shown in the description ("1,200 already done").
+    """
+    console = console or Console(stderr=True)
+    label = f"{description} ({skipped:,} already done)" if skipped else description
+    with Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        console=console,
+        transient=False,
+    ) as progress:
+        task = progress.add_task(label, total=None)
+
+        def update(done: int, total: int) -> None:
+            progress.update(task, completed=done, total=total)
+
+        yield update

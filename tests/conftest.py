@@ -1,0 +1,60 @@
+"""Shared fixtures: real benchmark files, and one real vLLM server per test session."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tomflywheel.config import EmbeddedServerSettings, LLMSettings
+
+ROOT = Path(__file__).resolve().parents[1]
+BENCHMARKS_ENV = "TOMFLYWHEEL_BENCHMARKS"
+SERVED_NAME = "smollm2-135m-instruct"
+
+
+def benchmarks_dir() -> Path:
+    """Public benchmark files: ``$TOMFLYWHEEL_BENCHMARKS``, default ``../shared/benchmarks``."""
+    return Path(os.environ.get(BENCHMARKS_ENV) or ROOT.parent / "shared" / "benchmarks")
+
+
+@pytest.fixture(scope="session")
+def benchmarks() -> Path:
+    """The benchmark folder; tests using it skip with the reason when it is absent."""
+    path = benchmarks_dir()
+    if not path.is_dir():
+        pytest.skip(f"public benchmark files not found at {path} (set {BENCHMARKS_ENV})")
+    return path
+
+
+@pytest.fixture(scope="session")
+def vllm_base_url() -> Iterator[str]:
+    """Base URL of the session's real vLLM server (the embedded CPU one, started once).
+
+    ``TOMFLYWHEEL_TEST_BASE_URL`` reuses a server already running (serving ``SERVED_NAME``),
+    for a faster local loop.
+    """
+    if os.environ.get("TOMFLYWHEEL_TEST_BASE_URL"):
+        yield os.environ["TOMFLYWHEEL_TEST_BASE_URL"].rstrip("/")
+        return
+    from tomflywheel.llm import embedded_server
+
+    server = embedded_server(EmbeddedServerSettings(served_model_name=SERVED_NAME))
+    with server:
+        yield server.base_url
+
+
+@pytest.fixture
+def llm_settings(vllm_base_url: str, tmp_path: Path) -> LLMSettings:
+    """Settings pointing at the session server, with a request cache private to the test."""
+    return LLMSettings(
+        base_urls=[vllm_base_url],
+        model=SERVED_NAME,
+        concurrency=8,
+        max_retries=2,
+        backoff_initial_s=0.1,
+        backoff_max_s=1.0,
+        cache_path=tmp_path / "requests.sqlite",
+    )

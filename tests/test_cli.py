@@ -1,0 +1,68 @@
+"""The command line: help everywhere, known failures as one line with exit 1."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import typer
+from typer.core import TyperGroup
+from typer.testing import CliRunner
+
+from tomflywheel.cli import app
+
+runner = CliRunner()
+
+
+def _walk(command, path: str = "tomflywheel"):
+    yield path, command
+    if isinstance(command, TyperGroup):
+        for name, sub in command.commands.items():
+            yield from _walk(sub, f"{path} {name}")
+
+
+def test_every_command_and_option_has_help_text():
+    root = typer.main.get_command(app)
+    missing = []
+    walked = [path for path, _ in _walk(root)]
+    assert "tomflywheel serve" in walked
+    for path, command in _walk(root):
+        if not (command.help or "").strip():
+            missing.append(path)
+        for param in command.params:
+            if param.param_type_name == "option" and not (param.help or "").strip():
+                missing.append(f"{path} {param.opts[0]}")
+    assert missing == []
+
+
+def test_help_lists_the_commands():
+    result = runner.invoke(app, ["--help"])
+    assert result.exit_code == 0
+    assert "serve" in result.output
+
+
+def _run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "tomflywheel", *args], capture_output=True, text=True, check=False
+    )
+
+
+def test_a_bad_config_is_one_line_exit_1_without_traceback(tmp_path):
+    config = tmp_path / "bad.yaml"
+    config.write_text("server: embedded\nembedded:\n  kv_cache_gib: zero\n", encoding="utf-8")
+    result = _run("serve", "--config", str(config))
+    assert result.returncode == 1
+    assert f"{config}:3: embedded.kv_cache_gib: Input should be a valid integer" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_a_usage_error_exits_2():
+    result = _run("serve", "--port", "not-a-port")
+    assert result.returncode == 2
+
+
+def test_version_prints_the_package_version():
+    from tomflywheel import __version__
+
+    result = _run("--version")
+    assert result.returncode == 0 and result.stdout.strip() == __version__

@@ -1,0 +1,87 @@
+from pathlib import Path
+
+import pytest
+
+from tomflywheel.config import load_settings, parse_settings
+from tomflywheel.errors import ConfigError
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(autouse=True)
+def _clean_env(monkeypatch):
+    for name in (
+        "TOMFLYWHEEL_BASE_URL",
+        "TOMFLYWHEEL_MODEL",
+        "TOMFLYWHEEL_API_KEY",
+        "OPENAI_API_KEY",
+    ):
+        monkeypatch.delenv(name, raising=False)
+
+
+@pytest.mark.parametrize("name", ["default.yaml", "vllm.yaml", "openai.yaml"])
+def test_shipped_configs_load(name):
+    settings = load_settings(ROOT / "configs" / name)
+    assert settings.server == ("embedded" if name == "default.yaml" else "external")
+
+
+def test_unknown_key_names_file_line_and_key(tmp_path):
+    path = tmp_path / "c.yaml"
+    path.write_text("server: embedded\nllm:\n  concurrency: 4\n  concurency: 8\n", encoding="utf-8")
+    with pytest.raises(ConfigError) as caught:
+        load_settings(path)
+    assert str(caught.value) == f"{path}:4: llm.concurency: Extra inputs are not permitted"
+
+
+def test_bad_value_names_its_line_and_reason(tmp_path):
+    path = tmp_path / "c.yaml"
+    path.write_text("server: embedded\nllm:\n  concurrency: 0\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"c\.yaml:3: llm\.concurrency: Input should be greater"):
+        load_settings(path)
+
+
+def test_bad_literal_is_rejected(tmp_path):
+    with pytest.raises(ConfigError, match=r":1: server: Input should be 'embedded' or 'external'"):
+        parse_settings("server: local\n", tmp_path / "c.yaml")
+
+
+def test_invalid_yaml_names_the_line(tmp_path):
+    with pytest.raises(ConfigError, match=r"c\.yaml:2: invalid YAML"):
+        parse_settings("server: embedded\n  llm: x\n", tmp_path / "c.yaml")
+
+
+def test_missing_file_is_a_config_error(tmp_path):
+    with pytest.raises(ConfigError, match="cannot read config"):
+        load_settings(tmp_path / "nope.yaml")
+
+
+def test_environment_overrides_base_url_model_and_key(monkeypatch):
+    monkeypatch.setenv("TOMFLYWHEEL_BASE_URL", "http://h1:8000/v1, http://h2:8000/v1/")
+    monkeypatch.setenv("TOMFLYWHEEL_MODEL", "m")
+    monkeypatch.setenv("TOMFLYWHEEL_API_KEY", "sk-secret-123")
+    settings = parse_settings("server: embedded\n")
+    assert settings.server == "external"
+    assert settings.llm.base_urls == ["http://h1:8000/v1", "http://h2:8000/v1"]
+    assert settings.llm.model == "m"
+    assert settings.llm.api_key is not None
+    assert settings.llm.api_key.get_secret_value() == "sk-secret-123"
+
+
+def test_api_key_env_names_the_variable(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-openai")
+    settings = load_settings(ROOT / "configs" / "openai.yaml")
+    assert settings.llm.api_key is not None
+    assert settings.llm.api_key.get_secret_value() == "sk-openai"
+
+
+def test_api_key_never_reaches_the_snapshot(monkeypatch):
+    monkeypatch.setenv("TOMFLYWHEEL_API_KEY", "sk-secret-123")
+    settings = parse_settings("server: embedded\n")
+    assert "sk-secret-123" not in repr(settings)
+    assert "sk-secret-123" not in str(settings.snapshot())
+    assert "api_key" not in settings.snapshot()["llm"]
+
+
+def test_api_key_in_a_file_is_refused(tmp_path):
+    with pytest.raises(ConfigError, match=r":2: llm\.api_key: keys are never read from files"):
+        parse_settings("llm:\n  api_key: sk-x\n", tmp_path / "c.yaml")

@@ -1,0 +1,119 @@
+import json
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tomflywheel._io import (
+    JsonlAppender,
+    atomic_write_json,
+    read_jsonl,
+    repair_partial_tail,
+    write_jsonl_atomic,
+)
+from tomflywheel.errors import DataError
+from tomflywheel.schema import Sample, read_samples
+
+
+def _sample(i: int) -> Sample:
+    return Sample.model_validate(
+        {
+            "id": f"s-{i}",
+            "story": f"Story {i} with ünïcode.",
+            "question": "Where is the apple?",
+            "answer": {"correct_answers": ["box"], "wrong_answers": []},
+            "meta": {"dataset": "t"},
+        }
+    )
+
+
+def test_appended_records_read_back_in_order(tmp_path):
+    path = tmp_path / "out" / "s.jsonl"
+    with JsonlAppender(path) as out:
+        out.extend(_sample(i) for i in range(3))
+    with JsonlAppender(path) as out:
+        out.append(_sample(3))
+    assert [s.id for s in read_samples(path)] == ["s-0", "s-1", "s-2", "s-3"]
+
+
+def test_reading_names_file_line_and_field(tmp_path):
+    path = tmp_path / "bad.jsonl"
+    good = _sample(0).model_dump_json()
+    bad = json.loads(good)
+    bad["answer"]["correct_answers"] = []
+    path.write_text(good + "\n\n" + json.dumps(bad) + "\n", encoding="utf-8")
+    with pytest.raises(DataError) as caught:
+        list(read_samples(path))
+    assert str(caught.value).startswith(f"{path}:3: answer.correct_answers: ")
+    assert caught.value.line == 3
+    assert caught.value.field == "answer.correct_answers"
+
+
+def test_invalid_json_is_reported_with_its_line(tmp_path):
+    path = tmp_path / "bad.jsonl"
+    path.write_text(_sample(0).model_dump_json() + "\n{not json\n", encoding="utf-8")
+    with pytest.raises(DataError, match=r"bad\.jsonl:2: invalid JSON"):
+        list(read_jsonl(path))
+
+
+def test_unknown_field_is_an_error(tmp_path):
+    path = tmp_path / "extra.jsonl"
+    record = json.loads(_sample(0).model_dump_json())
+    record["answers"] = ["typo"]
+    path.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    with pytest.raises(DataError, match=r"extra\.jsonl:1: answers: Extra inputs"):
+        list(read_samples(path))
+
+
+def test_partial_tail_is_tolerated_only_when_asked(tmp_path):
+    path = tmp_path / "cut.jsonl"
+    path.write_text(_sample(0).model_dump_json() + "\n" + '{"id": "s-1", "sto', encoding="utf-8")
+    assert [s["id"] for s in read_jsonl(path, tolerate_partial_tail=True)] == ["s-0"]
+    with pytest.raises(DataError, match=r"cut\.jsonl:2"):
+        list(read_jsonl(path))
+
+
+def test_opening_an_appender_cuts_a_partial_last_line(tmp_path):
+    path = tmp_path / "cut.jsonl"
+    whole = _sample(0).model_dump_json() + "\n"
+    path.write_text(whole + '{"id": "s-1", "sto', encoding="utf-8")
+    with JsonlAppender(path) as out:
+        out.append(_sample(1))
+    assert [s.id for s in read_samples(path)] == ["s-0", "s-1"]
+
+
+def test_repair_of_a_file_with_no_newline_empties_it(tmp_path):
+    path = tmp_path / "cut.jsonl"
+    path.write_text('{"id": "s-', encoding="utf-8")
+    assert repair_partial_tail(path) == len('{"id": "s-')
+    assert path.read_bytes() == b""
+
+
+@given(cut=st.integers(min_value=0, max_value=10_000))
+def test_a_write_killed_at_any_byte_resumes_to_the_same_file(tmp_path_factory, cut):
+    folder = tmp_path_factory.mktemp("kill")
+    records = [_sample(i) for i in range(6)]
+    reference = folder / "reference.jsonl"
+    write_jsonl_atomic(reference, records)
+    full = reference.read_bytes()
+    killed = folder / "killed.jsonl"
+    killed.write_bytes(full[: cut % (len(full) + 1)])
+    # Resume as a stage does: repair, read the ids already there, append the rest.
+    with JsonlAppender(killed) as out:
+        done = {r["id"] for r in read_jsonl(killed)}
+        out.extend(r for r in records if r.id not in done)
+    assert killed.read_bytes() == full
+
+
+def test_atomic_json_write_replaces_the_whole_file(tmp_path):
+    path = tmp_path / "m.json"
+    atomic_write_json(path, {"a": 1})
+    atomic_write_json(path, {"b": 2})
+    assert json.loads(path.read_text(encoding="utf-8")) == {"b": 2}
+    assert [p.name for p in tmp_path.iterdir()] == ["m.json"]
+
+
+def test_same_records_give_the_same_bytes(tmp_path):
+    write_jsonl_atomic(tmp_path / "a.jsonl", [_sample(i) for i in range(3)])
+    write_jsonl_atomic(tmp_path / "b.jsonl", [_sample(i) for i in range(3)])
+    assert (tmp_path / "a.jsonl").read_bytes() == (tmp_path / "b.jsonl").read_bytes()
