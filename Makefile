@@ -12,6 +12,7 @@ run: setup
 	$(BIN)/tomflywheel eval --config configs/default.yaml
 
 test: setup
+	@scripts/setup-test-tools.sh
 	$(BIN)/ruff check src tests bench
 	$(BIN)/ruff format --check src tests bench
 	$(BIN)/python -m pytest
@@ -26,3 +27,4 @@ lint: setup
 
 bench: setup
 	$(BIN)/python bench/llm_throughput.py
+	$(BIN)/python bench/eval_throughput.py

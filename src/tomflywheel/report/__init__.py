@@ -1,5 +1,36 @@
 """Rendering: terminal tables and progress (rich), markdown/CSV tables, HTML reports."""
 
+from tomflywheel.report._experiment_report import write_experiment_report
+from tomflywheel.report._html import (
+    Bar,
+    bar_chart,
+    embed_json,
+    esc,
+    page,
+    sample_browser,
+    table_html,
+)
 from tomflywheel.report._progress import progress_bar
+from tomflywheel.report._summary import summarize, summary_csv, summary_table, write_summary_html
+from tomflywheel.report._tables import metric_rows, metrics_table, to_csv, to_markdown, write_tables
 
-__all__ = ["progress_bar"]
+__all__ = [
+    "Bar",
+    "bar_chart",
+    "embed_json",
+    "esc",
+    "metric_rows",
+    "metrics_table",
+    "page",
+    "progress_bar",
+    "sample_browser",
+    "summarize",
+    "summary_csv",
+    "summary_table",
+    "table_html",
+    "to_csv",
+    "to_markdown",
+    "write_experiment_report",
+    "write_summary_html",
+    "write_tables",
+]

@@ -1,0 +1,185 @@
+"""``tomflywheel eval`` and ``tomflywheel example``: run the evaluation, or one example."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+
+from tomflywheel.cli._common import ConfigOption, err, load, out, status
+from tomflywheel.config import DEFAULT_CONFIG, Settings
+from tomflywheel.evaluation import (
+    STAGES,
+    EvalSummary,
+    experiment_settings,
+    run_evaluation,
+    run_example,
+    sample_from_file,
+    sample_from_text,
+)
+from tomflywheel.report import metrics_table, progress_bar
+
+
+@contextlib.contextmanager
+def rich_progress(description: str, *, skipped: int) -> Iterator[Callable[[int, int], None]]:
+    """A rich progress bar per stage and dataset, on stderr."""
+    with progress_bar(description, console=err, skipped=skipped) as update:
+        yield update
+
+
+def apply_overrides(settings: Settings, **overrides: object) -> Settings:
+    """Return settings with the command-line overrides of the ``eval`` section applied."""
+    evaluation = settings.eval
+    updates = {k: v for k, v in overrides.items() if v is not None and k != "logprob"}
+    logprob = {k: v for k, v in (overrides.get("logprob") or {}).items() if v is not None}  # type: ignore[union-attr]
+    if logprob:
+        updates["logprob"] = evaluation.logprob.model_copy(update=logprob)
+    return settings.model_copy(update={"eval": evaluation.model_copy(update=updates)})
+
+
+def print_summary(summary: EvalSummary) -> None:
+    """Metrics table, what was skipped on resume, requests spent, and where files are."""
+    metrics = [d.metrics for d in summary.datasets if d.metrics]
+    if metrics:
+        out.print(metrics_table(metrics, title=f"Experiment {summary.experiment.exp_id}"))
+    for d in summary.datasets:
+        parts = [f"{d.label}: {d.n_samples} samples, judge {d.judge}"]
+        if "predict" in summary.stages:
+            parts.append(f"predicted {d.predicted} ({d.prediction_skipped} already done)")
+        if "judge" in summary.stages:
+            parts.append(f"judged {d.judged} ({d.judgment_skipped} already done)")
+        status(" · ".join(parts))
+    if summary.usage:
+        u = summary.usage
+        status(
+            f"requests sent {u.get('requests_sent', 0)}, cache hits {u.get('cache_hits', 0)}, "
+            f"tokens {u.get('prompt_tokens', 0)} in / {u.get('completion_tokens', 0)} out"
+        )
+    out.print(f"experiment: {summary.experiment.root}")
+    if summary.report_files:
+        out.print(f"report: {summary.experiment.report_path}")
+
+
+def eval_command(
+    config: ConfigOption = DEFAULT_CONFIG,
+    dataset: Annotated[
+        list[str] | None,
+        typer.Option("--dataset", "-d", help="Dataset file or name under datasets/ (repeatable)."),
+    ] = None,
+    stage: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--stage", "-s", help="Run only these stages: predict, judge, metric, report."
+        ),
+    ] = None,
+    exp_dir: Annotated[
+        Path | None, typer.Option(help="Experiment folder to create or resume.")
+    ] = None,
+    max_samples: Annotated[
+        int | None, typer.Option(min=1, help="Only the first N samples of each dataset.")
+    ] = None,
+    exclude_memory_reality: Annotated[
+        bool | None,
+        typer.Option(
+            "--exclude-memory-reality/--include-memory-reality",
+            help="Drop (keep) ToMi's memory and reality questions.",
+        ),
+    ] = None,
+    trials: Annotated[
+        int | None, typer.Option(min=1, help="Predictions per sample (sampled at T > 0).")
+    ] = None,
+    strict_matching: Annotated[
+        bool | None,
+        typer.Option("--strict-matching/--lenient-matching", help="Rules accept exact only."),
+    ] = None,
+    min_temperature: Annotated[
+        float | None, typer.Option(help="Log-prob sweep: lowest temperature.")
+    ] = None,
+    max_temperature: Annotated[
+        float | None, typer.Option(help="Log-prob sweep: highest temperature.")
+    ] = None,
+    temperature_step: Annotated[float | None, typer.Option(help="Log-prob sweep: step.")] = None,
+) -> None:
+    """Predict, judge, score and report the configured (or given) datasets; resumable."""
+    stages = tuple(stage or STAGES)
+    unknown = [s for s in stages if s not in STAGES]
+    if unknown:
+        raise typer.BadParameter(f"unknown stage(s) {unknown}; choose from {list(STAGES)}")
+    settings = (
+        experiment_settings(exp_dir)
+        if exp_dir is not None and config == DEFAULT_CONFIG and (exp_dir / "config.yaml").exists()
+        else load(config)
+    )
+    settings = apply_overrides(
+        settings,
+        max_samples=max_samples,
+        exclude_memory_reality=exclude_memory_reality,
+        trials=trials,
+        strict_matching=strict_matching,
+        logprob={
+            "min_temperature": min_temperature,
+            "max_temperature": max_temperature,
+            "temperature_step": temperature_step,
+        },
+    )
+    summary = run_evaluation(
+        settings,
+        datasets=dataset,
+        stages=tuple(s for s in STAGES if s in stages),  # type: ignore[misc]
+        exp_dir=exp_dir,
+        progress=rich_progress,
+        on_status=status,
+    )
+    print_summary(summary)
+
+
+def example_command(
+    config: ConfigOption = DEFAULT_CONFIG,
+    story: Annotated[str | None, typer.Option(help="Story text (with --question).")] = None,
+    question: Annotated[str | None, typer.Option(help="Question about the story.")] = None,
+    answer: Annotated[str | None, typer.Option(help="Gold answer, to get a verdict.")] = None,
+    dataset: Annotated[
+        Path | None, typer.Option(help="A normalized JSONL dataset to take the example from.")
+    ] = None,
+    index: Annotated[int, typer.Option(min=0, help="0-based sample index in --dataset.")] = 0,
+    exclude_memory_reality: Annotated[
+        bool, typer.Option(help="Count --index after dropping memory and reality questions.")
+    ] = False,
+    judge: Annotated[
+        str | None, typer.Option(help="Judging method (default: the dataset's).")
+    ] = None,
+) -> None:
+    """Run one example: print the prompt, the model's output, the parse and the verdict."""
+    if dataset is not None:
+        sample = sample_from_file(dataset, index, exclude_memory_reality=exclude_memory_reality)
+    elif story is not None and question is not None:
+        sample = sample_from_text(story, question, answer)
+    else:
+        raise typer.BadParameter("give --story and --question, or --dataset [--index]")
+    result = run_example(load(config), sample, judge=judge)
+    p = result.prediction
+    out.rule(f"{escape(result.sample.id)} · {result.task.name} · judge {result.judge}")
+    if p.messages:
+        for message in p.messages:
+            out.print(f"[bold]{message['role']}:[/bold] {escape(message['content'])}")
+    else:
+        out.print(f"[bold]prompt:[/bold] {escape(p.prompt or '')}")
+    if p.options:
+        out.print(f"[bold]gold letters:[/bold] {', '.join(p.gold_letters or [])}")
+    if p.option_logprobs:
+        for option, value in zip(p.options or [], p.option_logprobs, strict=True):
+            out.print(f"  {value:9.3f}  {escape(option)}")
+    out.print(f"[bold]output:[/bold] {escape(p.raw_output or p.error or '')}")
+    j = result.judgment
+    if j is not None:
+        colour = "green" if j.verdict.value == "correct" else "red"
+        out.print(
+            f"[bold]parsed:[/bold] {escape(str(j.answer))} ({j.match_type}) → "
+            f"[{colour}]{j.verdict.value}[/{colour}]"
+            + (f" — {escape(j.reason)}" if j.reason else "")
+            + (f" — judge failed: {escape(j.failure)}" if j.failure else "")
+        )

@@ -1,0 +1,54 @@
+"""The evaluation pipeline: prompts, option shuffle, predict, judge, metrics, experiment storage."""
+
+from tomflywheel.evaluation._example import (
+    ExampleResult,
+    run_example,
+    sample_from_file,
+    sample_from_text,
+)
+from tomflywheel.evaluation._experiment import (
+    Experiment,
+    LoadedDataset,
+    experiment_settings,
+    load_saved_datasets,
+    open_experiment,
+)
+from tomflywheel.evaluation._judging import read_judgments, read_predictions
+from tomflywheel.evaluation._metrics import compute_metrics
+from tomflywheel.evaluation._pipeline import (
+    STAGES,
+    DatasetOutcome,
+    EvalSummary,
+    ProgressFactory,
+    Stage,
+    run_evaluation,
+)
+from tomflywheel.evaluation._prompts import render_prompt
+from tomflywheel.evaluation._shuffle import ShuffledOptions, format_options, shuffle_options
+from tomflywheel.evaluation._stats import wilson_interval
+
+__all__ = [
+    "STAGES",
+    "DatasetOutcome",
+    "EvalSummary",
+    "ExampleResult",
+    "Experiment",
+    "LoadedDataset",
+    "ProgressFactory",
+    "ShuffledOptions",
+    "Stage",
+    "compute_metrics",
+    "experiment_settings",
+    "format_options",
+    "load_saved_datasets",
+    "open_experiment",
+    "read_judgments",
+    "read_predictions",
+    "render_prompt",
+    "run_evaluation",
+    "run_example",
+    "sample_from_file",
+    "sample_from_text",
+    "shuffle_options",
+    "wilson_interval",
+]

@@ -1,0 +1,84 @@
+"""One example end to end: prompt, output, parse and verdict (``tomflywheel example``)."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from pathlib import Path
+
+from tomflywheel.config import Settings
+from tomflywheel.datasets import TaskSpec, task_for_sample
+from tomflywheel.errors import ConfigError
+from tomflywheel.evaluation._pipeline import build_judge
+from tomflywheel.evaluation._predict import Predictor
+from tomflywheel.evaluation.judge import JudgeContext
+from tomflywheel.llm import ContentClient, StructureClient, llm_endpoint
+from tomflywheel.schema import Answer, Judgment, Prediction, Sample, read_samples
+
+
+@dataclass(frozen=True)
+class ExampleResult:
+    """Everything about one example."""
+
+    sample: Sample
+    task: TaskSpec
+    judge: str
+    prediction: Prediction
+    judgment: Judgment | None
+    """``None`` when no gold answer was given."""
+
+
+def sample_from_text(story: str, question: str, answer: str | None) -> Sample:
+    """An ad-hoc open-QA sample (the answer, if given, is the gold)."""
+    gold = Answer(correct_answers=[answer]) if answer else Answer(correct_answers=["?"])
+    return Sample(
+        id="example",
+        story=story,
+        question=question,
+        answer=gold,
+        meta={"dataset": "example", "has_gold": answer is not None},
+    )
+
+
+def sample_from_file(path: Path, index: int, *, exclude_memory_reality: bool) -> Sample:
+    """The ``index``-th sample (0-based) of a dataset file, after the optional filter.
+
+    Raises:
+        ConfigError: The index is out of range.
+    """
+    samples = list(read_samples(path))
+    if exclude_memory_reality and samples:
+        dropped = set(task_for_sample(samples[0]).excludable_question_types)
+        samples = [s for s in samples if s.meta.get("question_type") not in dropped]
+    if not 0 <= index < len(samples):
+        raise ConfigError(f"{path}: index {index} out of range (0..{len(samples) - 1})")
+    return samples[index]
+
+
+def run_example(settings: Settings, sample: Sample, *, judge: str | None = None) -> ExampleResult:
+    """Ask the model about one sample and judge the answer (when the sample has a gold)."""
+    task = task_for_sample(sample)
+    judge_name = judge or settings.eval.judges.get(task.name) or task.judge
+    has_gold = sample.meta.get("has_gold", True)
+
+    async def go(llm_settings) -> tuple[Prediction, Judgment | None]:  # type: ignore[no-untyped-def]
+        async with ContentClient(llm_settings) as client:
+            predictor = Predictor(
+                client=client,
+                settings=settings.eval.model_copy(update={"trials": 1}),
+                completion=task.prompt_kind == "completion",
+                logprob=judge_name == "logprob",
+            )
+            prediction = await predictor((sample, 0))
+            if not has_gold:
+                return prediction, None
+            context = JudgeContext(
+                structure=StructureClient.from_settings(client), settings=settings.judge
+            )
+            return prediction, await build_judge(judge_name, settings.eval, context)(
+                sample, prediction
+            )
+
+    with llm_endpoint(settings) as llm_settings:
+        prediction, judgment = asyncio.run(go(llm_settings))
+    return ExampleResult(sample, task, judge_name, prediction, judgment)

@@ -1,0 +1,261 @@
+"""Experiment folders: layout, the resolved-config snapshot, and loading the datasets to run."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from tomflywheel._io import atomic_write_json, atomic_write_text, write_jsonl_atomic
+from tomflywheel.config import DatasetRef, Settings, parse_settings
+from tomflywheel.datasets import TaskSpec
+from tomflywheel.errors import ConfigError, DataError
+from tomflywheel.schema import Sample, read_samples
+
+logger = logging.getLogger(__name__)
+
+CONFIG_FILE = "config.yaml"
+# Settings that change what the model is asked: a resumed experiment must not mix them.
+_FINGERPRINT_KEYS = (
+    ("llm", "model"),
+    ("llm", "endpoint"),
+    ("eval", "system_prompt"),
+    ("eval", "templates"),
+    ("eval", "generation"),
+    ("eval", "trials"),
+)
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """``results/<exp_id>/``: one folder per dataset, plus tables and the HTML report."""
+
+    root: Path
+
+    @property
+    def exp_id(self) -> str:
+        """The folder's name."""
+        return self.root.name
+
+    def dataset_dir(self, label: str) -> Path:
+        """Folder of one dataset's artifacts."""
+        return self.root / label
+
+    def predictions(self, label: str) -> Path:
+        """``prediction.jsonl`` of a dataset."""
+        return self.dataset_dir(label) / "prediction.jsonl"
+
+    def judgments(self, label: str) -> Path:
+        """``judgment.jsonl`` of a dataset."""
+        return self.dataset_dir(label) / "judgment.jsonl"
+
+    def metrics(self, label: str) -> Path:
+        """``metrics.json`` of a dataset."""
+        return self.dataset_dir(label) / "metrics.json"
+
+    @property
+    def tables_dir(self) -> Path:
+        """Markdown and CSV tables."""
+        return self.root / "tables"
+
+    @property
+    def report_path(self) -> Path:
+        """The self-contained HTML report."""
+        return self.root / "report.html"
+
+    def labels(self) -> list[str]:
+        """Datasets that have artifacts here, sorted."""
+        return sorted(p.parent.name for p in self.root.glob("*/prediction.jsonl"))
+
+
+def _pick(data: dict[str, Any], path: tuple[str, ...]) -> Any:
+    for key in path:
+        data = data.get(key, {}) if isinstance(data, dict) else {}
+    return data
+
+
+def new_experiment_id(results_dir: Path) -> str:
+    """A timestamp id (``20261121-183005``), suffixed if that folder already exists."""
+    base = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+    candidate, n = base, 1
+    while (results_dir / candidate).exists():
+        n += 1
+        candidate = f"{base}-{n}"
+    return candidate
+
+
+def open_experiment(settings: Settings, exp_dir: Path | None) -> Experiment:
+    """Create a new experiment, or resume ``exp_dir`` after checking it used the same settings.
+
+    Raises:
+        ConfigError: ``exp_dir`` was run with settings that change the prompts or the model.
+    """
+    if exp_dir is None:
+        exp_dir = settings.eval.results_dir / new_experiment_id(settings.eval.results_dir)
+    experiment = Experiment(Path(exp_dir))
+    snapshot = settings.snapshot()
+    config_path = experiment.root / CONFIG_FILE
+    if config_path.exists():
+        earlier = yaml.safe_load(config_path.read_text(encoding="utf-8")) or {}
+        changed = [
+            ".".join(path)
+            for path in _FINGERPRINT_KEYS
+            if _pick(earlier, path) != _pick(snapshot, path)
+        ]
+        if changed:
+            raise ConfigError(
+                f"{config_path}: this experiment was run with other settings "
+                f"({', '.join(changed)}); use a new --exp-dir"
+            )
+    else:
+        experiment.root.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(
+            config_path, yaml.safe_dump(snapshot, sort_keys=False, allow_unicode=True)
+        )
+    return experiment
+
+
+def experiment_settings(exp_dir: Path) -> Settings:
+    """The settings an experiment was run with (from its snapshot).
+
+    Raises:
+        ConfigError: The folder is not an experiment.
+    """
+    path = Path(exp_dir) / CONFIG_FILE
+    if not path.exists():
+        raise ConfigError(f"{exp_dir}: not an experiment folder (no {CONFIG_FILE})")
+    return parse_settings(path.read_text(encoding="utf-8"), path)
+
+
+@dataclass(frozen=True)
+class LoadedDataset:
+    """A dataset ready to run: its samples (after filters), task spec and judging method."""
+
+    ref: DatasetRef
+    task: TaskSpec
+    judge: str
+    samples: list[Sample]
+
+    @property
+    def label(self) -> str:
+        """Folder name in the experiment."""
+        return self.ref.label
+
+
+def resolve_dataset_ref(value: str, datasets_dir: Path) -> DatasetRef:
+    """A ``--dataset`` value: a path to a JSONL file, or a name under ``datasets_dir``.
+
+    Raises:
+        ConfigError: Neither exists.
+    """
+    path = Path(value)
+    if path.suffix == ".jsonl" and path.exists():
+        return DatasetRef(path=path)
+    named = datasets_dir / f"{value}.jsonl"
+    if named.exists():
+        return DatasetRef(path=named)
+    known = sorted(p.stem for p in datasets_dir.glob("*.jsonl")) if datasets_dir.is_dir() else []
+    raise ConfigError(
+        f"dataset {value!r} not found (no file {path} or {named}); "
+        f"known in {datasets_dir}: {', '.join(known) or 'none'}"
+    )
+
+
+def load_dataset(
+    ref: DatasetRef,
+    *,
+    max_samples: int | None,
+    exclude_memory_reality: bool,
+    judge_override: str | None,
+) -> LoadedDataset:
+    """Read a dataset file, resolve its task spec, and apply the sample filters.
+
+    Raises:
+        DataError: A malformed record (file:line:field) or an empty file.
+        ConfigError: Unknown dataset type and no task declared in its samples.
+    """
+    from tomflywheel.datasets import task_for_sample
+
+    if not ref.path.exists():
+        raise ConfigError(f"{ref.path}: dataset file not found")
+    samples = list(read_samples(ref.path))
+    if not samples:
+        raise DataError(ref.path, None, None, "no samples")
+    task = task_for_sample(samples[0])
+    if exclude_memory_reality and task.excludable_question_types:
+        dropped = set(task.excludable_question_types)
+        samples = [s for s in samples if s.meta.get("question_type") not in dropped]
+    limit = ref.max_samples or max_samples
+    if limit is not None:
+        samples = samples[:limit]
+    seen: set[str] = set()
+    for sample in samples:
+        if sample.id in seen:
+            raise DataError(ref.path, None, "id", f"duplicate sample id {sample.id!r}")
+        seen.add(sample.id)
+    return LoadedDataset(
+        ref=ref, task=task, judge=judge_override or ref.judge or task.judge, samples=samples
+    )
+
+
+SAMPLES_FILE = "samples.jsonl"
+DATASET_FILE = "dataset.json"
+
+
+def save_selection(experiment: Experiment, dataset: LoadedDataset) -> None:
+    """Keep the evaluated samples and how they were judged beside the artifacts.
+
+    The experiment then stands alone: metrics and reports re-run from the folder even if the
+    dataset file has moved.
+    """
+    folder = experiment.dataset_dir(dataset.label)
+    write_jsonl_atomic(folder / SAMPLES_FILE, dataset.samples)
+    atomic_write_json(
+        folder / DATASET_FILE,
+        {
+            "label": dataset.label,
+            "source": str(dataset.ref.path),
+            "task": dataset.task.name,
+            "judge": dataset.judge,
+            "n_samples": len(dataset.samples),
+        },
+    )
+
+
+def load_saved_datasets(
+    experiment: Experiment, labels: list[str] | None = None
+) -> list[LoadedDataset]:
+    """The datasets an experiment evaluated, from its own folder.
+
+    Raises:
+        ConfigError: No evaluated dataset in the folder (or a requested label is missing).
+    """
+    from tomflywheel.datasets import task_for_sample
+
+    found = sorted(p.parent.name for p in experiment.root.glob(f"*/{DATASET_FILE}"))
+    wanted = labels or found
+    missing = [label for label in wanted if label not in found]
+    if missing or not wanted:
+        raise ConfigError(
+            f"{experiment.root}: no evaluated dataset {', '.join(missing) or ''} here "
+            f"(found: {', '.join(found) or 'none'})"
+        )
+    loaded = []
+    for label in wanted:
+        folder = experiment.dataset_dir(label)
+        info = json.loads((folder / DATASET_FILE).read_text(encoding="utf-8"))
+        samples = list(read_samples(folder / SAMPLES_FILE))
+        loaded.append(
+            LoadedDataset(
+                ref=DatasetRef(path=folder / SAMPLES_FILE, name=label),
+                task=task_for_sample(samples[0]),
+                judge=info["judge"],
+                samples=samples,
+            )
+        )
+    return loaded

@@ -1,0 +1,175 @@
+"""The metric stage: overall and grouped accuracy with intervals, and the registry's aggregates.
+
+Both-correct units, trials, trial fields, judge agreement and the log-prob temperature sweep.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+from typing import Any
+
+from tomflywheel.config import LogprobSettings
+from tomflywheel.datasets import TaskSpec
+from tomflywheel.evaluation._stats import accuracy, mean_and_std
+from tomflywheel.evaluation.judge import gold_positions, option_scores, softmax
+from tomflywheel.schema import Judgment, Prediction, Sample, Verdict
+
+JUDGED = (Verdict.CORRECT, Verdict.INCORRECT)
+
+
+def _key(sample: Sample, fields: tuple[str, ...]) -> str | None:
+    values = [sample.meta.get(field) for field in fields]
+    if all(value is None for value in values):
+        return None
+    return " × ".join("∅" if value is None else str(value) for value in values)
+
+
+def _tally(pairs: Iterable[tuple[str | None, Judgment]]) -> dict[str, Any]:
+    counts: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for key, judgment in pairs:
+        if key is None or judgment.verdict not in JUDGED:
+            continue
+        counts[key][1] += 1
+        counts[key][0] += judgment.verdict is Verdict.CORRECT
+    return {key: accuracy(c, n) for key, (c, n) in sorted(counts.items(), key=lambda kv: kv[0])}
+
+
+def _all_correct(by: str, samples: dict[str, Sample], judgments: list[Judgment]) -> dict[str, Any]:
+    """A unit (e.g. a story's two prompts) counts only when every one of its samples is right."""
+    units: dict[tuple[str, int], list[Verdict]] = defaultdict(list)
+    for j in judgments:
+        unit = samples[j.sample_id].meta.get(by)
+        if unit is not None:
+            units[(str(unit), j.trial)].append(j.verdict)
+    judged = [v for v in units.values() if all(x in JUDGED for x in v)]
+    correct = sum(all(x is Verdict.CORRECT for x in v) for v in judged)
+    return {"by": by, **accuracy(correct, len(judged)), "units_left_out": len(units) - len(judged)}
+
+
+def _trials(judgments: list[Judgment]) -> dict[str, Any] | None:
+    trials = sorted({j.trial for j in judgments})
+    if len(trials) < 2:
+        return None
+    per_trial = []
+    for trial in trials:
+        judged = [j for j in judgments if j.trial == trial and j.verdict in JUDGED]
+        correct = sum(j.verdict is Verdict.CORRECT for j in judged)
+        per_trial.append(accuracy(correct, len(judged)))
+    values = [t["accuracy"] for t in per_trial if t["accuracy"] is not None]
+    mean, std = mean_and_std(values)
+    return {"n_trials": len(trials), "per_trial": per_trial, "mean": mean, "std": std}
+
+
+def _agreement(judgments: list[Judgment]) -> dict[str, Any] | None:
+    both = [j for j in judgments if j.rules_verdict is not None and j.verdict in JUDGED]
+    if not both:
+        return None
+    agree = sum(j.rules_verdict == j.verdict for j in both)
+    return {"n": len(both), "agree": agree, "rate": round(agree / len(both), 4)}
+
+
+def _sweep(
+    samples: dict[str, Sample], predictions: list[Prediction], settings: LogprobSettings
+) -> dict[str, Any] | None:
+    """Expected accuracy under softmax(score / T) for each T: the probability mass on the gold.
+
+    The best temperature is chosen on the evaluated data itself, so it is optimistic.
+    """
+    scored = [p for p in predictions if p.option_logprobs and p.error is None]
+    if not scored:
+        return None
+    temperatures = []
+    t = settings.min_temperature
+    while t <= settings.max_temperature + 1e-9:
+        temperatures.append(round(t, 6))
+        t += settings.temperature_step
+
+    def macro(values: list[tuple[str, float]]) -> float:
+        if settings.macro_by is None:
+            return sum(v for _, v in values) / len(values)
+        groups: dict[str, list[float]] = defaultdict(list)
+        for key, value in values:
+            groups[key].append(value)
+        return sum(sum(g) / len(g) for g in groups.values()) / len(groups)
+
+    def unit(p: Prediction) -> str:
+        field = settings.macro_by
+        return str(samples[p.sample_id].meta.get(field, p.sample_id)) if field else p.sample_id
+
+    rows = []
+    argmax = []
+    for p in scored:
+        scores = option_scores(p, settings.normalize)
+        gold = gold_positions(p, len(samples[p.sample_id].answer.correct_answers))
+        best = max(range(len(scores)), key=lambda i: (scores[i], -i))
+        argmax.append((unit(p), 1.0 if best in gold else 0.0))
+        rows.append((unit(p), scores, gold))
+    table = []
+    for temperature in temperatures:
+        values = [(u, sum(softmax(s, temperature)[i] for i in g)) for u, s, g in rows]
+        table.append({"temperature": temperature, "accuracy": round(macro(values), 4)})
+    best_row = max(table, key=lambda row: row["accuracy"])
+    return {
+        "normalize": settings.normalize,
+        "macro_by": settings.macro_by,
+        "argmax_accuracy": round(macro(argmax), 4),
+        "temperatures": table,
+        "best": best_row,
+        "caveat": "the best temperature is chosen on the evaluated data itself (optimistic)",
+    }
+
+
+def compute_metrics(
+    *,
+    label: str,
+    task: TaskSpec,
+    samples: list[Sample],
+    predictions: list[Prediction],
+    judgments: list[Judgment],
+    logprob: LogprobSettings,
+) -> dict[str, Any]:
+    """Every metric of one dataset of an experiment, as plain JSON-able data."""
+    by_id = {s.id: s for s in samples}
+    judgments = [j for j in judgments if j.sample_id in by_id]
+    predictions = [p for p in predictions if p.sample_id in by_id]
+    verdicts = Counter(j.verdict.value for j in judgments)
+    correct = verdicts.get(Verdict.CORRECT.value, 0)
+    judged = correct + verdicts.get(Verdict.INCORRECT.value, 0)
+    groups = {
+        " × ".join(fields): _tally((_key(by_id[j.sample_id], fields), j) for j in judgments)
+        for fields in task.groupings
+    }
+    trial_fields = {
+        field: _tally((_key(by_id[j.sample_id], (field,)), j) for j in judgments)
+        for field in task.trial_fields
+    }
+    return {
+        "dataset": label,
+        "task": task.name,
+        "judge": judgments[0].method.model_dump() if judgments else None,
+        "n_samples": len(samples),
+        "n_predictions": len(predictions),
+        "n_judgments": len(judgments),
+        "overall": accuracy(correct, judged),
+        "counts": {v.value: verdicts.get(v.value, 0) for v in Verdict},
+        "groups": groups,
+        "match_types": dict(sorted(Counter(j.match_type or "none" for j in judgments).items())),
+        "all_correct": _all_correct(task.all_correct_by, by_id, judgments)
+        if task.all_correct_by
+        else None,
+        "trials": _trials(judgments),
+        "fields": trial_fields,
+        "judge_agreement": _agreement(judgments),
+        "logprob_sweep": _sweep(by_id, predictions, logprob),
+        "usage": _usage(predictions),
+    }
+
+
+def _usage(predictions: list[Prediction]) -> dict[str, Any]:
+    latencies = [p.latency_s for p in predictions if p.latency_s is not None]
+    return {
+        "prompt_tokens": sum(p.usage.get("prompt_tokens", 0) for p in predictions),
+        "completion_tokens": sum(p.usage.get("completion_tokens", 0) for p in predictions),
+        "mean_latency_s": round(sum(latencies) / len(latencies), 4) if latencies else None,
+    }

@@ -1,0 +1,308 @@
+"""Run the evaluation stages (predict -> judge -> metric -> report) on an experiment folder."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, Protocol
+
+from tomflywheel._io import atomic_write_json
+from tomflywheel.config import EvalSettings, LLMSettings, Settings
+from tomflywheel.errors import ConfigError
+from tomflywheel.evaluation._experiment import (
+    Experiment,
+    LoadedDataset,
+    load_dataset,
+    load_saved_datasets,
+    open_experiment,
+    resolve_dataset_ref,
+    save_selection,
+)
+from tomflywheel.evaluation._judging import (
+    pending_judgments,
+    read_judgments,
+    read_predictions,
+    run_judgments,
+    set_aside_other_method,
+)
+from tomflywheel.evaluation._metrics import compute_metrics
+from tomflywheel.evaluation._predict import Predictor, pending_predictions, run_predictions
+from tomflywheel.evaluation.judge import JUDGES, Judge, JudgeContext
+from tomflywheel.llm import ContentClient, StructureClient, llm_endpoint
+
+logger = logging.getLogger(__name__)
+
+Stage = Literal["predict", "judge", "metric", "report"]
+STAGES: tuple[Stage, ...] = ("predict", "judge", "metric", "report")
+
+
+class ProgressFactory(Protocol):
+    """Opens a progress display for one stage of a dataset; yields a ``(done, total)`` callback."""
+
+    def __call__(
+        self, description: str, *, skipped: int
+    ) -> contextlib.AbstractContextManager[Callable[[int, int], None]]: ...
+
+
+@contextlib.contextmanager
+def _no_progress(description: str, *, skipped: int) -> Iterator[Callable[[int, int], None]]:
+    yield lambda done, total: None
+
+
+@dataclass
+class DatasetOutcome:
+    """What the stages did for one dataset."""
+
+    label: str
+    task: str
+    judge: str
+    n_samples: int
+    predicted: int = 0
+    """Predictions written by this run."""
+    prediction_skipped: int = 0
+    """Predictions already there (a resume)."""
+    judged: int = 0
+    judgment_skipped: int = 0
+    metrics: dict[str, Any] | None = None
+
+
+@dataclass
+class EvalSummary:
+    """The result of ``run_evaluation``."""
+
+    experiment: Experiment
+    stages: tuple[Stage, ...] = STAGES
+    """The stages that ran."""
+    datasets: list[DatasetOutcome] = field(default_factory=list)
+    usage: dict[str, Any] = field(default_factory=dict)
+    """Requests, cache hits, tokens of the evaluated model (and of the judge, under ``judge``)."""
+    report_files: list[Path] = field(default_factory=list)
+
+
+def offset_progress(
+    update: Callable[[int, int], None], skipped: int, total: int
+) -> Callable[[int, int], None]:
+    """A batch's ``(done, n)`` callback that moves a bar counting the skipped items too."""
+    return lambda done, _n: update(skipped + done, total)
+
+
+def judge_args(name: str, settings: EvalSettings) -> dict[str, Any]:
+    """Arguments of a judging method taken from the settings."""
+    if name in ("rules", "hybrid"):
+        return {"strict": settings.strict_matching}
+    if name == "logprob":
+        return {"normalize": settings.logprob.normalize}
+    return {}
+
+
+def build_judge(name: str, settings: EvalSettings, context: JudgeContext) -> Judge:
+    """Instantiate a registered judging method with its configured arguments."""
+    return JUDGES.get(name)(context, **judge_args(name, settings))
+
+
+def select_datasets(settings: Settings, names: Sequence[str] | None) -> list[LoadedDataset]:
+    """The datasets to run: ``names`` (paths or names) or the configured list, filtered.
+
+    Raises:
+        ConfigError: None given, or one not found.
+    """
+    evaluation = settings.eval
+    refs = (
+        [resolve_dataset_ref(name, evaluation.datasets_dir) for name in names]
+        if names
+        else list(evaluation.datasets)
+    )
+    if not refs:
+        raise ConfigError("no datasets: list them under eval.datasets or pass --dataset")
+    labels = [ref.label for ref in refs]
+    if len(set(labels)) != len(labels):
+        raise ConfigError(f"two datasets share a name: {labels}; give each a distinct `name`")
+    return [
+        load_dataset(
+            ref,
+            max_samples=evaluation.max_samples,
+            exclude_memory_reality=evaluation.exclude_memory_reality,
+            judge_override=evaluation.judges.get(ref.label),
+        )
+        for ref in refs
+    ]
+
+
+def run_evaluation(
+    settings: Settings,
+    *,
+    datasets: Sequence[str] | None = None,
+    stages: Sequence[Stage] = STAGES,
+    exp_dir: Path | None = None,
+    progress: ProgressFactory | None = None,
+    on_status: Callable[[str], None] | None = None,
+) -> EvalSummary:
+    """Run the chosen stages; finished work is skipped, so a killed run resumes where it stopped.
+
+    The embedded server is started only if some prediction or LLM judgment is still missing:
+    re-running a finished experiment sends no request and starts nothing.
+
+    Raises:
+        ConfigError: Bad dataset selection or changed settings on resume.
+        DataError: A malformed dataset.
+        ServerError: The server could not start or became unreachable (work so far is kept).
+    """
+    progress = progress or _no_progress
+    experiment = open_experiment(settings, exp_dir)
+    reuse = (
+        "predict" not in stages
+        and not datasets
+        and exp_dir is not None
+        and any(experiment.root.glob("*/dataset.json"))
+    )
+    if reuse:
+        loaded = load_saved_datasets(experiment)
+    else:
+        loaded = select_datasets(settings, datasets)
+        for dataset in loaded:
+            save_selection(experiment, dataset)
+    summary = EvalSummary(experiment=experiment, stages=tuple(stages))
+    outcomes = {
+        d.label: DatasetOutcome(d.label, d.task.name, d.judge, len(d.samples)) for d in loaded
+    }
+    summary.datasets = list(outcomes.values())
+    trials = settings.eval.trials
+    for dataset in loaded:
+        if "judge" in stages:
+            set_aside_other_method(
+                experiment.judgments(dataset.label),
+                build_judge(dataset.judge, settings.eval, JudgeContext()),
+            )
+    needs_llm = "predict" in stages and any(
+        pending_predictions(d, experiment, trials) for d in loaded
+    )
+    needs_llm = needs_llm or (
+        "judge" in stages
+        and any(
+            build_judge(d.judge, settings.eval, JudgeContext()).uses_llm
+            and (pending_judgments(d, experiment) or "predict" in stages)
+            for d in loaded
+        )
+    )
+    if needs_llm:
+        with llm_endpoint(settings, on_status) as llm:
+            asyncio.run(
+                _run_llm_stages(
+                    settings, llm, loaded, experiment, stages, outcomes, summary, progress
+                )
+            )
+    elif "judge" in stages:
+        asyncio.run(_judge_all(settings, None, loaded, experiment, outcomes, progress))
+    if "metric" in stages:
+        for dataset in loaded:
+            outcomes[dataset.label].metrics = write_metrics(settings.eval, dataset, experiment)
+    if "report" in stages:
+        from tomflywheel.report import write_experiment_report
+
+        summary.report_files = write_experiment_report(experiment)
+    return summary
+
+
+async def _run_llm_stages(
+    settings: Settings,
+    llm: LLMSettings,
+    loaded: list[LoadedDataset],
+    experiment: Experiment,
+    stages: Sequence[Stage],
+    outcomes: dict[str, DatasetOutcome],
+    summary: EvalSummary,
+    progress: ProgressFactory,
+) -> None:
+    async with ContentClient(llm) as client:
+        if "predict" in stages:
+            for dataset in loaded:
+                await _predict_one(
+                    settings.eval, client, dataset, experiment, outcomes[dataset.label], progress
+                )
+        if "judge" in stages and settings.judge.llm is None:
+            await _judge_all(settings, client, loaded, experiment, outcomes, progress)
+        elif "judge" in stages and settings.judge.llm is not None:
+            async with ContentClient(settings.judge.llm) as judge_client:
+                await _judge_all(settings, judge_client, loaded, experiment, outcomes, progress)
+                summary.usage["judge"] = judge_client.stats.as_dict()
+        summary.usage = {**client.stats.as_dict(), **summary.usage}
+
+
+async def _predict_one(
+    settings: EvalSettings,
+    client: ContentClient,
+    dataset: LoadedDataset,
+    experiment: Experiment,
+    outcome: DatasetOutcome,
+    progress: ProgressFactory,
+) -> None:
+    work = pending_predictions(dataset, experiment, settings.trials)
+    total = len(dataset.samples) * settings.trials
+    outcome.prediction_skipped = total - len(work)
+    if not work:
+        return
+    predictor = Predictor(
+        client=client,
+        settings=settings,
+        completion=dataset.task.prompt_kind == "completion",
+        logprob=dataset.judge == "logprob",
+    )
+    with progress(f"predict {dataset.label}", skipped=outcome.prediction_skipped) as update:
+        outcome.predicted = await run_predictions(
+            dataset,
+            experiment,
+            work,
+            predictor,
+            on_progress=offset_progress(update, outcome.prediction_skipped, total),
+        )
+
+
+async def _judge_all(
+    settings: Settings,
+    client: ContentClient | None,
+    loaded: list[LoadedDataset],
+    experiment: Experiment,
+    outcomes: dict[str, DatasetOutcome],
+    progress: ProgressFactory,
+) -> None:
+    structure = StructureClient.from_settings(client) if client is not None else None
+    context = JudgeContext(structure=structure, settings=settings.judge)
+    for dataset in loaded:
+        outcome = outcomes[dataset.label]
+        judge = build_judge(dataset.judge, settings.eval, context)
+        pending = pending_judgments(dataset, experiment)
+        total = len(read_predictions(experiment.predictions(dataset.label)))
+        outcome.judgment_skipped = total - len(pending)
+        if not pending:
+            continue
+        if judge.uses_llm and structure is None:
+            raise ConfigError(f"{dataset.label}: judge {dataset.judge!r} needs an LLM server")
+        with progress(f"judge {dataset.label}", skipped=outcome.judgment_skipped) as update:
+            outcome.judged = await run_judgments(
+                dataset,
+                experiment,
+                pending,
+                judge,
+                concurrency=client.concurrency if client else 1,
+                on_progress=offset_progress(update, outcome.judgment_skipped, total),
+            )
+
+
+def write_metrics(
+    settings: EvalSettings, dataset: LoadedDataset, experiment: Experiment
+) -> dict[str, Any]:
+    """Compute a dataset's metrics from its artifacts and write ``metrics.json`` (no request)."""
+    metrics = compute_metrics(
+        label=dataset.label,
+        task=dataset.task,
+        samples=dataset.samples,
+        predictions=read_predictions(experiment.predictions(dataset.label)),
+        judgments=read_judgments(experiment.judgments(dataset.label)),
+        logprob=settings.logprob,
+    )
+    atomic_write_json(experiment.metrics(dataset.label), metrics)
+    return metrics

@@ -1,0 +1,146 @@
+"""The report stage of one experiment: ``tables/`` and a self-contained ``report.html``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from tomflywheel._io import atomic_write_text
+from tomflywheel.report._html import Bar, bar_chart, esc, page, sample_browser, table_html
+from tomflywheel.report._tables import metric_rows, write_tables
+
+BROWSER_LIMIT = 2000
+"""Samples per dataset embedded in the browser (the page stays light for big runs)."""
+
+
+def _load_json(path: Path) -> dict[str, Any]:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def _browser_rows(folder: Path, limit: int) -> list[dict[str, Any]]:
+    from tomflywheel.evaluation import read_judgments, read_predictions
+    from tomflywheel.schema import read_samples
+
+    samples = (
+        {s.id: s for s in read_samples(folder / "samples.jsonl")}
+        if (folder / "samples.jsonl").exists()
+        else {}
+    )
+    judgments = {(j.sample_id, j.trial): j for j in read_judgments(folder / "judgment.jsonl")}
+    rows = []
+    for prediction in read_predictions(folder / "prediction.jsonl")[:limit]:
+        sample = samples.get(prediction.sample_id)
+        judgment = judgments.get((prediction.sample_id, prediction.trial))
+        output = prediction.raw_output
+        if output is None and prediction.option_logprobs and prediction.options:
+            output = "log-probs: " + ", ".join(
+                f"{o} {v:.2f}"
+                for o, v in zip(prediction.options, prediction.option_logprobs, strict=True)
+            )
+        rows.append(
+            {
+                "id": prediction.sample_id + (f" #{prediction.trial}" if prediction.trial else ""),
+                "story": sample.story if sample else "",
+                "question": sample.question if sample else "",
+                "options": prediction.options,
+                "gold": sample.answer.correct_answers if sample else [],
+                "output": output or prediction.error or "",
+                "verdict": judgment.verdict.value if judgment else "unjudged",
+                "match": judgment.match_type if judgment else None,
+                "reason": judgment.reason if judgment else None,
+                "failure": judgment.failure if judgment else None,
+            }
+        )
+    return rows
+
+
+def _dataset_section(metrics: dict[str, Any]) -> str:
+    parts = [f"<h2>{esc(metrics['dataset'])}</h2>"]
+    judge = metrics.get("judge") or {}
+    parts.append(
+        f'<p class="meta">task {esc(metrics["task"])} · judge {esc(judge.get("name", "–"))} · '
+        f"{metrics['n_samples']} samples · "
+        + esc(", ".join(f"{k} {v}" for k, v in metrics["counts"].items()))
+        + "</p>"
+    )
+    charts = []
+    for section in ("groups", "fields"):
+        for group, values in (metrics.get(section) or {}).items():
+            bars = [
+                Bar(str(v), a["accuracy"], tuple(a["ci95"]) if a["ci95"] else None)
+                for v, a in values.items()
+            ]
+            charts.append(
+                f'<div class="card"><h4>by {esc(group)}</h4>'
+                f"{bar_chart(bars, title=f'by {group}')}</div>"
+            )
+    if charts:
+        parts.append('<div class="grid">' + "".join(charts) + "</div>")
+    rows = [
+        (
+            r["group"],
+            r["value"],
+            r["n"],
+            "–" if r["accuracy"] is None else f"{100 * r['accuracy']:.1f}",
+            "–"
+            if r["ci95_low"] is None
+            else f"{100 * r['ci95_low']:.1f}–{100 * r['ci95_high']:.1f}",
+        )
+        for r in metric_rows(metrics)
+    ]
+    parts.append(table_html(("group", "value", "n", "accuracy %", "95% CI"), rows))
+    sweep = metrics.get("logprob_sweep")
+    if sweep:
+        best = sweep["best"]
+        parts.append(
+            f"<p>Log-prob argmax accuracy {100 * sweep['argmax_accuracy']:.1f}%; best expected "
+            f"accuracy {100 * best['accuracy']:.1f}% at T={best['temperature']} "
+            f'<span class="note">({esc(sweep["caveat"])})</span></p>'
+        )
+    agreement = metrics.get("judge_agreement")
+    if agreement:
+        parts.append(
+            f"<p>Rules vs LLM judge agreement: {agreement['agree']}/{agreement['n']} "
+            f"({100 * agreement['rate']:.1f}%)</p>"
+        )
+    return "".join(parts)
+
+
+def write_experiment_report(experiment: Any) -> list[Path]:
+    """Write ``tables/`` and ``report.html`` of an experiment from its artifacts (no request)."""
+    root = Path(experiment.root)
+    all_metrics = [_load_json(p) for p in sorted(root.glob("*/metrics.json"))]
+    written = write_tables(root / "tables", all_metrics)
+    config = (
+        yaml.safe_load((root / "config.yaml").read_text(encoding="utf-8"))
+        if (root / "config.yaml").exists()
+        else {}
+    )
+    model = (config.get("llm") or {}).get("model") or (config.get("embedded") or {}).get(
+        "served_model_name", "?"
+    )
+    overview = [
+        Bar(
+            m["dataset"],
+            m["overall"]["accuracy"],
+            tuple(m["overall"]["ci95"]) if m["overall"]["ci95"] else None,
+        )
+        for m in all_metrics
+    ]
+    body = [
+        f"<h1>Experiment {esc(root.name)}</h1>",
+        f'<p class="meta">model {esc(model)} · {len(all_metrics)} dataset(s)</p>',
+        "<h2>Overall accuracy</h2>",
+        f'<div class="card">{bar_chart(overview, title="overall accuracy")}</div>',
+        *(_dataset_section(m) for m in all_metrics),
+        "<h2>Samples</h2>",
+        sample_browser(
+            {m["dataset"]: _browser_rows(root / m["dataset"], BROWSER_LIMIT) for m in all_metrics}
+        ),
+    ]
+    path = root / "report.html"
+    atomic_write_text(path, page(f"tomflywheel · {root.name}", "".join(body)))
+    return [*written, path]

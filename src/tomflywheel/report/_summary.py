@@ -1,0 +1,146 @@
+"""A summary across experiments and models: one row per (experiment, dataset)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import yaml
+from rich.markup import escape
+from rich.table import Table
+
+from tomflywheel._io import atomic_write_text
+from tomflywheel.errors import ConfigError
+from tomflywheel.report._html import Bar, bar_chart, page, table_html
+
+
+def _model_of(root: Path) -> str:
+    config_path = root / "config.yaml"
+    if not config_path.exists():
+        return "?"
+    config = yaml.safe_load(config_path.read_text(encoding="utf-8")) or {}
+    llm = config.get("llm") or {}
+    embedded = config.get("embedded") or {}
+    if config.get("server") == "embedded":
+        return str(embedded.get("served_model_name") or "?")
+    return str(llm.get("model") or "?")
+
+
+def summarize(paths: Sequence[Path]) -> list[dict[str, Any]]:
+    """Rows of overall accuracy for every dataset of every experiment folder given.
+
+    A path may be an experiment folder or a folder of experiments (``results/``).
+
+    Raises:
+        ConfigError: No ``metrics.json`` found under the paths.
+    """
+    roots: list[Path] = []
+    for path in paths:
+        if (path / "config.yaml").exists():
+            roots.append(path)
+        else:
+            roots.extend(sorted(p.parent for p in path.glob("*/config.yaml")))
+    rows = []
+    for root in roots:
+        for metrics_path in sorted(root.glob("*/metrics.json")):
+            metrics = json.loads(metrics_path.read_text(encoding="utf-8"))
+            overall = metrics["overall"]
+            rows.append(
+                {
+                    "experiment": root.name,
+                    "model": _model_of(root),
+                    "dataset": metrics["dataset"],
+                    "judge": (metrics.get("judge") or {}).get("name"),
+                    "n": overall["n"],
+                    "accuracy": overall["accuracy"],
+                    "ci95": overall["ci95"],
+                    "all_correct": (metrics.get("all_correct") or {}).get("accuracy"),
+                    "unjudged": metrics["counts"].get("unjudged", 0),
+                    "errors": metrics["counts"].get("error", 0),
+                }
+            )
+    if not rows:
+        raise ConfigError(f"no metrics.json under {', '.join(map(str, paths))}")
+    return rows
+
+
+def _pct(value: float | None) -> str:
+    return "–" if value is None else f"{100 * value:.1f}"
+
+
+def summary_table(rows: Sequence[dict[str, Any]]) -> Table:
+    """The summary as a rich table."""
+    table = Table(title="Experiments")
+    for name in ("experiment", "model", "dataset", "judge", "n", "acc %", "95% CI", "both %"):
+        table.add_column(name, justify="right" if name in ("n", "acc %", "both %") else "left")
+    for row in rows:
+        ci = row["ci95"]
+        table.add_row(
+            escape(row["experiment"]),
+            escape(row["model"]),
+            escape(row["dataset"]),
+            escape(str(row["judge"])),
+            str(row["n"]),
+            _pct(row["accuracy"]),
+            f"{_pct(ci[0])}–{_pct(ci[1])}" if ci else "",
+            _pct(row["all_correct"]),
+        )
+    return table
+
+
+def write_summary_html(rows: Sequence[dict[str, Any]], out: Path) -> Path:
+    """A model-comparison page: bars per dataset, one series per (model, experiment)."""
+    bars = [
+        Bar(
+            row["dataset"],
+            row["accuracy"],
+            tuple(row["ci95"]) if row["ci95"] else None,
+            series=f"{row['model']} ({row['experiment']})",
+        )
+        for row in sorted(rows, key=lambda r: (r["dataset"], r["model"], r["experiment"]))
+    ]
+    body = (
+        "<h1>Model comparison</h1>"
+        '<div class="card">'
+        f"{bar_chart(bars, title='accuracy by dataset and model', width=720)}</div>"
+        + table_html(
+            ("experiment", "model", "dataset", "judge", "n", "accuracy %"),
+            [
+                (r["experiment"], r["model"], r["dataset"], r["judge"], r["n"], _pct(r["accuracy"]))
+                for r in rows
+            ],
+        )
+    )
+    atomic_write_text(out, page("tomflywheel · model comparison", body))
+    return out
+
+
+def summary_csv(rows: Sequence[dict[str, Any]]) -> str:
+    """The summary rows as CSV (the interval split into two columns)."""
+    import csv
+    import io
+
+    buffer = io.StringIO()
+    fields = [
+        "experiment",
+        "model",
+        "dataset",
+        "judge",
+        "n",
+        "accuracy",
+        "ci95_low",
+        "ci95_high",
+        "all_correct",
+        "unjudged",
+        "errors",
+    ]
+    writer = csv.DictWriter(buffer, fieldnames=fields, lineterminator="\n")
+    writer.writeheader()
+    for row in rows:
+        ci = row["ci95"] or (None, None)
+        writer.writerow(
+            {**{k: row[k] for k in fields if k in row}, "ci95_low": ci[0], "ci95_high": ci[1]}
+        )
+    return buffer.getvalue()
