@@ -13,6 +13,8 @@ from tomflywheel._io import JsonlAppender, read_jsonl
 
 __all__ = [
     "Answer",
+    "Diagnosis",
+    "ErrorCategory",
     "JsonlAppender",
     "Judgment",
     "MethodRef",
@@ -180,3 +182,69 @@ class Judgment(BaseModel):
     """Why the judge gave no verdict (with ``unjudged``)."""
     raw_judge_output: str | None = None
     """The judge's last reply when it failed to validate."""
+
+
+class ErrorCategory(StrEnum):
+    """Why a model got a ToM question wrong (the feedback stage's taxonomy).
+
+    The first seven are decided symbolically when the story's events are known; the rest come
+    from the LLM diagnosis of stories the world engine cannot parse.
+    """
+
+    REALITY_BIAS = "reality_bias"
+    """Answered where the object really is, as if the agent had seen every move (false belief
+    ignored)."""
+    STALE_MEMORY = "stale_memory"
+    """Answered where the object was at first (or earlier), a location no belief supports now."""
+    ORDER_CONFUSION = "order_confusion"
+    """Answered a belief of another order (e.g. the first-order belief to a second-order
+    question)."""
+    PERSPECTIVE_CONFUSION = "perspective_confusion"
+    """Answered another agent's belief at the right order (whose mind, not how deep)."""
+    DISTRACTOR = "distractor"
+    """Answered something named only in a distractor sentence, never a location of the object."""
+    HALLUCINATION = "hallucination"
+    """Answered an entity that is not in the story."""
+    FORMAT = "format"
+    """No answer could be read: no option letter, an empty or cut-off reply, the wrong format."""
+    UNSUPPORTED = "unsupported"
+    """Named a location of the story that no belief, order or moment supports."""
+    KNOWLEDGE_ACCESS = "knowledge_access"
+    """Misjudged who perceived or was told what (percept-to-belief errors) in free text."""
+    INTENT_OR_EMOTION = "intent_or_emotion"
+    """Misread a desire, intention or emotion."""
+    COMMONSENSE = "commonsense"
+    """A factual or commonsense slip unrelated to mental states."""
+    OTHER = "other"
+    """None of the above."""
+
+
+class Diagnosis(BaseModel):
+    """Why one bad case went wrong, with the evidence (``feedback/diagnoses.jsonl``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    dataset: str
+    """The experiment's dataset label."""
+    sample_id: str
+    trial: int = 0
+    reason: str
+    """Why it was mined: ``wrong``, ``unjudged`` or ``unsure`` (right with a thin log-prob margin)."""
+    method: str
+    """``symbolic`` (from the story's events) or ``llm``."""
+    category: ErrorCategory | None
+    """The error category; ``None`` when the LLM diagnosis failed (see ``failure``)."""
+    evidence: str = ""
+    """What the answer corresponds to (symbolic), or the span the LLM pointed at."""
+    explanation: str = ""
+    """One sentence."""
+    model_answer: str | None = None
+    """The answer as read from the output."""
+    question_type: str | None = None
+    order: int | None = None
+    also: list[ErrorCategory] = Field(default_factory=list)
+    """Other categories the same answer also fits (symbolic)."""
+    cross_check: ErrorCategory | None = None
+    """The LLM's category for a symbolically diagnosed case (agreement sample)."""
+    failure: str | None = None
+    """Why no category could be given."""

@@ -1,5 +1,40 @@
-"""Benchmark importers (from each benchmark's own files) and the task registry."""
+"""Benchmark importers (from each benchmark's own files) and the task registry.
 
+Public API: ``import_dataset`` (import and write a dataset file), ``load_benchmark`` (import
+into memory), ``list_datasets`` / ``list_importers`` / ``importer_info`` (what each dataset and
+importer is and takes), ``load_mapping`` (check a generic-importer mapping), ``IMPORTERS`` and
+``TASKS`` (the registries), ``TaskSpec``, ``get_task`` and ``task_for_sample``.
+"""
+
+# Built-in importers: each module registers its importer(s) and task spec(s) on import.
+from tomflywheel.datasets import (  # noqa: F401
+    _adv_csfb,
+    _bigtom,
+    _emobench,
+    _fantom,
+    _hitom,
+    _kosinski,
+    _mapping,
+    _socialiqa,
+    _tgtom,
+    _tombench,
+    _tomi,
+)
+from tomflywheel.datasets._import import (
+    DEFAULT_DATASETS_DIR,
+    DatasetInfo,
+    ImporterInfo,
+    ImportSummary,
+    OptionInfo,
+    default_output,
+    import_dataset,
+    importer_info,
+    list_datasets,
+    list_importers,
+    load_benchmark,
+)
+from tomflywheel.datasets._mapping import Mapping, load_mapping
+from tomflywheel.datasets._registry import IMPORTERS, Importer
 from tomflywheel.datasets._task import (
     TASKS,
     JudgeName,
@@ -7,6 +42,30 @@ from tomflywheel.datasets._task import (
     TaskSpec,
     get_task,
     register_task,
+    task_for_sample,
 )
 
-__all__ = ["TASKS", "JudgeName", "PromptKind", "TaskSpec", "get_task", "register_task"]
+__all__ = [
+    "DEFAULT_DATASETS_DIR",
+    "IMPORTERS",
+    "TASKS",
+    "DatasetInfo",
+    "ImportSummary",
+    "Importer",
+    "ImporterInfo",
+    "JudgeName",
+    "Mapping",
+    "OptionInfo",
+    "PromptKind",
+    "TaskSpec",
+    "default_output",
+    "get_task",
+    "import_dataset",
+    "importer_info",
+    "list_datasets",
+    "list_importers",
+    "load_benchmark",
+    "load_mapping",
+    "register_task",
+    "task_for_sample",
+]

@@ -6,10 +6,12 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from tomflywheel._registry import Registry
+from tomflywheel.errors import ConfigError
+from tomflywheel.schema import QAKind, Sample
 
-PromptKind = Literal["open", "single_choice", "multi_choice", "completion"]
-"""How samples are put to the model: open QA, lettered options (one or several), or a sentence
-to complete (Kosinski-style)."""
+PromptKind = Literal["open", "single_choice", "multi_choice", "completion", "mixed"]
+"""How samples are put to the model: open QA, lettered options (one or several), a sentence to
+complete (Kosinski-style), or mixed (each sample's own kind decides: FANToM)."""
 
 JudgeName = Literal["rules", "hybrid", "llm", "first_token", "logprob"]
 """Default judging method; a config may override it per dataset."""
@@ -36,6 +38,13 @@ class TaskSpec:
     """Question types ``--exclude-memory-reality`` drops (ToMi: memory, reality)."""
     trial_fields: tuple[str, ...] = field(default=())
     """Extra per-sample fields reported by value (tgtom: ``targeted``, ``chain_depth``)."""
+    strict_matching: bool = False
+    """The benchmark's own scorer compares answers exactly (tgtom): the rules judge then accepts
+    exact matches only, whatever the config says."""
+    instructions: str = ""
+    """The benchmark's own task note for the prompt, if it has one (Hi-ToM's assumptions about
+    witnesses and lying, FANToM's header, Kosinski's "Complete the following story:"); empty:
+    none. Kept out of the samples so stories stay parseable."""
 
 
 TASKS: Registry = Registry("dataset")
@@ -56,3 +65,35 @@ def get_task(name: str) -> TaskSpec:
     """
     spec: TaskSpec = TASKS.get(name)()
     return spec
+
+
+def task_for_sample(sample: Sample) -> TaskSpec:
+    """The task spec of a sample: by ``meta.dataset`` in the registry, else ``meta.task``.
+
+    A sample of an unregistered dataset without ``meta.task`` (e.g. a hand-written file) gets a
+    spec derived from its answers: mixed prompt kinds, judged by rules (hybrid for open QA).
+
+    Raises:
+        ConfigError: ``meta.task`` is malformed.
+    """
+    name = str(sample.meta.get("dataset") or "")
+    if name and name in TASKS:
+        return get_task(name)
+    declared = sample.meta.get("task")
+    if isinstance(declared, dict):
+        try:
+            fields = {
+                key: tuple(tuple(group) for group in value)
+                if key == "groupings"
+                else tuple(value)
+                if isinstance(value, list)
+                else value
+                for key, value in declared.items()
+            }
+            return TaskSpec(name=name or "custom", description="declared in meta.task", **fields)
+        except TypeError as err:
+            raise ConfigError(f"sample {sample.id}: meta.task: {err}") from err
+    judge: JudgeName = "hybrid" if sample.kind is QAKind.OPEN else "rules"
+    return TaskSpec(
+        name=name or "custom", description="(unregistered)", prompt_kind="mixed", judge=judge
+    )

@@ -23,7 +23,7 @@ from tomflywheel.evaluation._pipeline import (
     Stage,
     run_evaluation,
 )
-from tomflywheel.evaluation._prompts import render_prompt
+from tomflywheel.evaluation._prompts import answer_text, render_prompt, training_messages
 from tomflywheel.evaluation._shuffle import ShuffledOptions, format_options, shuffle_options
 from tomflywheel.evaluation._stats import wilson_interval
 
@@ -37,6 +37,7 @@ __all__ = [
     "ProgressFactory",
     "ShuffledOptions",
     "Stage",
+    "answer_text",
     "compute_metrics",
     "experiment_settings",
     "format_options",
@@ -50,5 +51,6 @@ __all__ = [
     "sample_from_file",
     "sample_from_text",
     "shuffle_options",
+    "training_messages",
     "wilson_interval",
 ]

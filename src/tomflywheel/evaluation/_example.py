@@ -68,6 +68,7 @@ def run_example(settings: Settings, sample: Sample, *, judge: str | None = None)
                 settings=settings.eval.model_copy(update={"trials": 1}),
                 completion=task.prompt_kind == "completion",
                 logprob=judge_name == "logprob",
+                instructions=task.instructions,
             )
             prediction = await predictor((sample, 0))
             if not has_gold:
@@ -75,7 +76,7 @@ def run_example(settings: Settings, sample: Sample, *, judge: str | None = None)
             context = JudgeContext(
                 structure=StructureClient.from_settings(client), settings=settings.judge
             )
-            return prediction, await build_judge(judge_name, settings.eval, context)(
+            return prediction, await build_judge(judge_name, settings.eval, context, task)(
                 sample, prediction
             )
 

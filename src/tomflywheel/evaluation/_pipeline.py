@@ -12,6 +12,7 @@ from typing import Any, Literal, Protocol
 
 from tomflywheel._io import atomic_write_json
 from tomflywheel.config import EvalSettings, LLMSettings, Settings
+from tomflywheel.datasets import TaskSpec
 from tomflywheel.errors import ConfigError
 from tomflywheel.evaluation._experiment import (
     Experiment,
@@ -90,18 +91,20 @@ def offset_progress(
     return lambda done, _n: update(skipped + done, total)
 
 
-def judge_args(name: str, settings: EvalSettings) -> dict[str, Any]:
-    """Arguments of a judging method taken from the settings."""
+def judge_args(name: str, settings: EvalSettings, task: TaskSpec | None = None) -> dict[str, Any]:
+    """Arguments of a judging method taken from the settings (and the task's own rules)."""
     if name in ("rules", "hybrid"):
-        return {"strict": settings.strict_matching}
+        return {"strict": settings.strict_matching or (task is not None and task.strict_matching)}
     if name == "logprob":
         return {"normalize": settings.logprob.normalize}
     return {}
 
 
-def build_judge(name: str, settings: EvalSettings, context: JudgeContext) -> Judge:
+def build_judge(
+    name: str, settings: EvalSettings, context: JudgeContext, task: TaskSpec | None = None
+) -> Judge:
     """Instantiate a registered judging method with its configured arguments."""
-    return JUDGES.get(name)(context, **judge_args(name, settings))
+    return JUDGES.get(name)(context, **judge_args(name, settings, task))
 
 
 def select_datasets(settings: Settings, names: Sequence[str] | None) -> list[LoadedDataset]:
@@ -175,7 +178,7 @@ def run_evaluation(
         if "judge" in stages:
             set_aside_other_method(
                 experiment.judgments(dataset.label),
-                build_judge(dataset.judge, settings.eval, JudgeContext()),
+                build_judge(dataset.judge, settings.eval, JudgeContext(), dataset.task),
             )
     needs_llm = "predict" in stages and any(
         pending_predictions(d, experiment, trials) for d in loaded
@@ -183,7 +186,7 @@ def run_evaluation(
     needs_llm = needs_llm or (
         "judge" in stages
         and any(
-            build_judge(d.judge, settings.eval, JudgeContext()).uses_llm
+            build_judge(d.judge, settings.eval, JudgeContext(), d.task).uses_llm
             and (pending_judgments(d, experiment) or "predict" in stages)
             for d in loaded
         )
@@ -250,6 +253,7 @@ async def _predict_one(
         settings=settings,
         completion=dataset.task.prompt_kind == "completion",
         logprob=dataset.judge == "logprob",
+        instructions=dataset.task.instructions,
     )
     with progress(f"predict {dataset.label}", skipped=outcome.prediction_skipped) as update:
         outcome.predicted = await run_predictions(
@@ -273,7 +277,7 @@ async def _judge_all(
     context = JudgeContext(structure=structure, settings=settings.judge)
     for dataset in loaded:
         outcome = outcomes[dataset.label]
-        judge = build_judge(dataset.judge, settings.eval, context)
+        judge = build_judge(dataset.judge, settings.eval, context, dataset.task)
         pending = pending_judgments(dataset, experiment)
         total = len(read_predictions(experiment.predictions(dataset.label)))
         outcome.judgment_skipped = total - len(pending)

@@ -64,6 +64,8 @@ class Predictor:
     """The dataset is sentence completion (Kosinski-style)."""
     logprob: bool
     """Score options instead of generating."""
+    instructions: str = ""
+    """The benchmark's own task note (``TaskSpec.instructions``)."""
 
     @property
     def endpoint(self) -> str:
@@ -94,6 +96,7 @@ class Predictor:
             shuffled=shuffled,
             settings=self.settings,
             endpoint=self.endpoint,
+            instructions=self.instructions,
         )
         temperature, seed = self.sampling(sample, trial)
         generation = self.settings.generation
@@ -120,7 +123,9 @@ class Predictor:
 
     async def _score(self, sample: Sample, trial: int) -> Prediction:
         scored = scoring_sample(sample)
-        context = render_logprob_context(sample, self.settings, completion=self.completion)
+        context = render_logprob_context(
+            sample, self.settings, completion=self.completion, instructions=self.instructions
+        )
         if scored is None:
             record = _base_record(sample, trial, "logprob", "completions", None, 0.0, None)
             return Prediction(

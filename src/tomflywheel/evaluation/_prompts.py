@@ -19,10 +19,13 @@ class RenderedPrompt:
     """Prompt text (completions endpoint)."""
 
 
-def _fill(template: str, sample: Sample, options: str = "") -> str:
+def _fill(template: str, sample: Sample, options: str = "", instructions: str = "") -> str:
     # str.replace, not str.format: dataset text may contain braces.
+    if instructions and "{instructions}" not in template:
+        template = "{instructions}\n\n" + template
     return (
-        template.replace("{story}", sample.story)
+        template.replace("{instructions}", instructions)
+        .replace("{story}", sample.story)
         .replace("{question}", sample.question)
         .replace("{options}", options)
         .strip()
@@ -36,17 +39,28 @@ def render_user_text(
     shuffled: ShuffledOptions | None,
     settings: EvalSettings,
     endpoint: str,
+    instructions: str = "",
 ) -> str:
-    """The user text for a sample: open, choice, multi-choice or completion template."""
+    """The user text for a sample: open, choice, multi-choice or completion template.
+
+    A benchmark's own task note (``instructions``) goes where a template says
+    ``{instructions}``, or before everything when it does not.
+    """
     templates = settings.templates
     if completion:
         template = templates.completion if endpoint == "completions" else templates.completion_chat
+        if instructions and "{instructions}" not in template:
+            template = "{instructions}\n" + template
         # A completion prompt must end exactly where the model continues: no stripping.
-        return template.replace("{story}", sample.story).replace("{question}", sample.question)
+        return (
+            template.replace("{instructions}", instructions)
+            .replace("{story}", sample.story)
+            .replace("{question}", sample.question)
+        )
     if shuffled is None:
-        return _fill(templates.open, sample)
+        return _fill(templates.open, sample, instructions=instructions)
     template = templates.multi_choice if sample.kind is QAKind.MULTI_CHOICE else templates.choice
-    return _fill(template, sample, format_options(shuffled.options))
+    return _fill(template, sample, format_options(shuffled.options), instructions)
 
 
 def render_prompt(
@@ -56,10 +70,16 @@ def render_prompt(
     shuffled: ShuffledOptions | None,
     settings: EvalSettings,
     endpoint: str,
+    instructions: str = "",
 ) -> RenderedPrompt:
     """Messages (chat) or prompt text (completions) for one sample."""
     text = render_user_text(
-        sample, completion=completion, shuffled=shuffled, settings=settings, endpoint=endpoint
+        sample,
+        completion=completion,
+        shuffled=shuffled,
+        settings=settings,
+        endpoint=endpoint,
+        instructions=instructions,
     )
     if endpoint == "completions":
         return RenderedPrompt(messages=None, prompt=text)
@@ -70,8 +90,54 @@ def render_prompt(
     return RenderedPrompt(messages=messages, prompt=None)
 
 
-def render_logprob_context(sample: Sample, settings: EvalSettings, *, completion: bool) -> str:
+def render_logprob_context(
+    sample: Sample, settings: EvalSettings, *, completion: bool, instructions: str = ""
+) -> str:
     """The context after which each option is scored as a continuation."""
     if completion:
-        return sample.story.rstrip()
-    return _fill(settings.templates.logprob, sample)
+        story = sample.story.rstrip()
+        return f"{instructions}\n{story}" if instructions else story
+    return _fill(settings.templates.logprob, sample, instructions=instructions)
+
+
+def answer_text(sample: Sample, shuffled: ShuffledOptions | None) -> str:
+    """The ideal reply to a sample: gold letter(s) for choice QA, else the first gold answer."""
+    if shuffled is not None:
+        return ", ".join(shuffled.gold_letters)
+    return sample.answer.correct_answers[0]
+
+
+def training_messages(
+    sample: Sample,
+    settings: EvalSettings,
+    *,
+    completion: bool = False,
+    rationale: str | None = None,
+    instructions: str = "",
+) -> list[dict[str, str]]:
+    """Chat messages teaching the ideal reply, prompted exactly as the evaluation prompts.
+
+    Choice options are shuffled with the same seed as in evaluation (by sample id), so the gold
+    letter in the target matches what evaluation would show.
+
+    Args:
+        sample: The training sample.
+        settings: Evaluation settings (system prompt and templates).
+        completion: Render as a sentence-completion task.
+        rationale: A step-by-step explanation put before ``Answer: ...`` in the target.
+        instructions: The benchmark's own task note, as in evaluation.
+    """
+    from tomflywheel.evaluation._shuffle import shuffle_options
+
+    shuffled = None if completion or sample.kind is QAKind.OPEN else shuffle_options(sample)
+    rendered = render_prompt(
+        sample,
+        completion=completion,
+        shuffled=shuffled,
+        settings=settings,
+        endpoint="chat",
+        instructions=instructions,
+    )
+    answer = answer_text(sample, shuffled)
+    target = f"{rationale.strip()}\nAnswer: {answer}" if rationale else answer
+    return [*(rendered.messages or []), {"role": "assistant", "content": target}]

@@ -1,0 +1,306 @@
+"""The generic importer: any JSON, JSONL or CSV file plus a small YAML mapping of its fields.
+
+A mapping names the dataset, says which field holds the story, the question and the answers
+(either ``correct`` [+ ``wrong``] fields, or ``options`` + ``label``), which fields to keep in
+``meta``, and may declare the task (prompt kind, judge, groupings, both-correct field). The task
+is stored in each sample's ``meta.task`` so the evaluation needs no registry entry::
+
+    name: my_bench
+    fields:
+      id: qid
+      story: context
+      question: question
+      options: [optionA, optionB, optionC]   # or one field holding a list
+      label: gold                            # with label_format: text | letter | index0 | index1
+      label_format: letter
+      meta: {category: type}
+    task: {judge: rules, groupings: [[category]]}
+
+Field names are dotted paths into JSON records (``answer.text``, ``choices.0``); CSV fields are
+column names.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from tomflywheel._io import validation_error_field
+from tomflywheel.datasets._common import Loc, iter_jsonl, make_sample, read_csv_dicts, read_json
+from tomflywheel.datasets._registry import IMPORTERS
+from tomflywheel.datasets._task import TASKS, JudgeName, PromptKind
+from tomflywheel.errors import ConfigError, DataError
+from tomflywheel.schema import Sample
+
+FieldRef = str | list[str]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class FieldMap(_Strict):
+    """Which source fields make the sample."""
+
+    id: str | None = None
+    """Field with a unique id (default: the record's position)."""
+    story: str
+    """Field with the story / context."""
+    question: str | None = None
+    """Field with the question (none: an empty question, e.g. for completion prompts)."""
+    correct: FieldRef | None = None
+    """Field(s) with the correct answer(s): each a string or a list of strings."""
+    wrong: FieldRef | None = None
+    """Field(s) with the wrong options (none: open QA)."""
+    options: FieldRef | None = None
+    """One field holding the list of options, or several fields with one option each."""
+    label: str | None = None
+    """Field naming the correct option(s) (a value or a list of values), with ``options``."""
+    label_format: Literal["text", "letter", "index0", "index1"] = "text"
+    """How ``label`` names an option: its text, a letter (A = first), a 0- or 1-based index."""
+    meta: dict[str, str] = Field(default_factory=dict)
+    """``meta`` name -> source field, e.g. grouping fields."""
+
+    @model_validator(mode="after")
+    def _one_answer_source(self) -> FieldMap:
+        if (self.correct is None) == (self.options is None):
+            raise ValueError(
+                "give either 'correct' (and optionally 'wrong') or 'options' + 'label'"
+            )
+        if self.options is not None and self.label is None:
+            raise ValueError("'options' needs 'label'")
+        if self.wrong is not None and self.correct is None:
+            raise ValueError("'wrong' needs 'correct'")
+        return self
+
+
+class TaskDecl(_Strict):
+    """The task of the imported samples (stored in each sample's ``meta.task``)."""
+
+    prompt_kind: PromptKind | None = None
+    """Default: ``open`` without answer options, else ``mixed`` (each sample's own kind)."""
+    judge: JudgeName = "rules"
+    """Default judging method."""
+    groupings: list[list[str]] = Field(default_factory=list)
+    """Metric groups, each a list of ``meta`` fields."""
+    all_correct_by: str | None = None
+    """A ``meta`` field linking samples that are right only together."""
+    excludable_question_types: list[str] = Field(default_factory=list)
+    """Question types the evaluation may drop."""
+    trial_fields: list[str] = Field(default_factory=list)
+    """Extra fields reported by value."""
+    instructions: str = ""
+    """A task note for the prompt."""
+
+
+class Mapping(_Strict):
+    """A whole mapping file."""
+
+    name: str = Field(pattern=r"^[a-z0-9][a-z0-9_\-]*$")
+    """Dataset name (``meta.dataset``, default output ``datasets/<name>.jsonl``)."""
+    format: Literal["json", "jsonl", "csv"] | None = None
+    """Source format (default: from the file suffix; ``.tsv`` is CSV with tabs)."""
+    records: str | None = None
+    """JSON only: dotted path to the list of records (default: the document itself)."""
+    delimiter: str = Field(default=",", min_length=1, max_length=1)
+    """CSV only: field separator."""
+    fields: FieldMap
+    """Field mapping."""
+    task: TaskDecl = Field(default_factory=TaskDecl)
+    """Task declaration."""
+
+
+def load_mapping(path: Path) -> Mapping:
+    """Read and check a mapping file.
+
+    Raises:
+        ConfigError: Unreadable YAML, a wrong or unknown key, a built-in dataset name, or a
+            task field that no ``fields.meta`` entry provides; names the file and key.
+    """
+    try:
+        raw = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    except OSError as err:
+        raise ConfigError(f"{path}: cannot read the mapping ({err.strerror})") from err
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        where = f":{mark.line + 1}" if mark is not None else ""
+        raise ConfigError(f"{path}{where}: invalid YAML ({getattr(err, 'problem', err)})") from err
+    try:
+        mapping = Mapping.model_validate(raw if raw is not None else {})
+    except ValidationError as err:
+        field, reason = validation_error_field(err)
+        raise ConfigError(f"{path}: {field}: {reason}") from err
+    if mapping.name in TASKS:
+        raise ConfigError(f"{path}: name: {mapping.name!r} is a built-in dataset; use another name")
+    task = mapping.task
+    named = {
+        "task.groupings": [f for group in task.groupings for f in group],
+        "task.all_correct_by": [task.all_correct_by] if task.all_correct_by else [],
+        "task.trial_fields": task.trial_fields,
+    }
+    for key, names in named.items():
+        for name in names:
+            if name not in mapping.fields.meta:
+                raise ConfigError(f"{path}: {key}: {name!r} is not a key of fields.meta")
+    return mapping
+
+
+_MISSING = object()
+Kind = Literal["json", "jsonl", "csv"]
+
+
+def _lookup(record: Any, ref: str, kind: Kind) -> Any:
+    if kind == "csv":
+        return record.get(ref, _MISSING)
+    value = record
+    for part in ref.split("."):
+        if isinstance(value, dict) and part in value:
+            value = value[part]
+        elif isinstance(value, list) and part.isdigit() and int(part) < len(value):
+            value = value[int(part)]
+        else:
+            return _MISSING
+    return value
+
+
+def _as_text(value: Any, loc: Loc, ref: str) -> str:
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return str(value)
+    if not isinstance(value, str):
+        raise loc.error(ref, f"expected text, got {type(value).__name__}")
+    return value
+
+
+def _text(record: Any, ref: str, loc: Loc, kind: Kind) -> str:
+    """One field as text (numbers are written out)."""
+    value = _lookup(record, ref, kind)
+    if value is _MISSING:
+        raise loc.error(ref, "missing")
+    return _as_text(value, loc, ref)
+
+
+def _texts(record: Any, refs: FieldRef, loc: Loc, kind: Kind) -> list[str]:
+    """The texts of one or more fields, each a value or a list; blank values (NaN too) skipped."""
+    out: list[str] = []
+    for ref in [refs] if isinstance(refs, str) else refs:
+        value = _lookup(record, ref, kind)
+        if value is _MISSING:
+            raise loc.error(ref, "missing")
+        for item in value if isinstance(value, list) else [value]:
+            if item is None or item == "" or (isinstance(item, float) and math.isnan(item)):
+                continue
+            out.append(_as_text(item, loc, ref))
+    return out
+
+
+def _label_index(label: str, options: list[str], label_format: str) -> int:
+    if label_format == "text":
+        return options.index(label) if label in options else -1
+    if label_format == "letter":
+        return ord(label.upper()) - ord("A") if len(label) == 1 and label.isalpha() else -1
+    if not label.lstrip("-").isdigit():
+        return -1
+    return int(label) - (1 if label_format == "index1" else 0)
+
+
+def _answers(
+    record: Any, fields: FieldMap, loc: Loc, kind: Kind
+) -> tuple[list[str], list[str], list[str] | None]:
+    """(correct, wrong, options in source order or None)."""
+    if fields.correct is not None:
+        wrong = _texts(record, fields.wrong, loc, kind) if fields.wrong is not None else []
+        return _texts(record, fields.correct, loc, kind), wrong, None
+    options = _texts(record, fields.options or [], loc, kind)
+    label_ref = fields.label or ""
+    gold: list[str] = []
+    for label in _texts(record, label_ref, loc, kind):
+        index = _label_index(label.strip(), options, fields.label_format)
+        if not 0 <= index < len(options):
+            raise loc.error(label_ref, f"{label!r} names none of the {len(options)} options")
+        gold.append(options[index])
+    wrong = list(dict.fromkeys(option for option in options if option not in gold))
+    return gold, wrong, options
+
+
+def _kind(source: Path, mapping: Mapping) -> Kind:
+    if mapping.format is not None:
+        return mapping.format
+    suffix = source.suffix.lower()
+    return "jsonl" if suffix == ".jsonl" else "json" if suffix == ".json" else "csv"
+
+
+def _records(source: Path, mapping: Mapping, kind: Kind) -> Iterator[tuple[Loc, Any]]:
+    if kind == "jsonl":
+        for number, record in iter_jsonl(source):
+            yield Loc(source, number), record
+    elif kind == "csv":
+        tabs = source.suffix.lower() == ".tsv" and mapping.format is None
+        rows = read_csv_dicts(
+            source, _refs(mapping.fields), delimiter="\t" if tabs else mapping.delimiter
+        )
+        for number, row in rows:
+            yield Loc(source, number), row
+    else:
+        document = read_json(source)
+        records = _lookup(document, mapping.records, kind) if mapping.records else document
+        if not isinstance(records, list):
+            raise DataError(source, None, mapping.records, "expected a list of records")
+        for index, record in enumerate(records):
+            yield Loc(source, index, "record"), record
+
+
+def _refs(fields: FieldMap) -> list[str]:
+    refs: list[str] = [fields.story]
+    refs += [ref for ref in (fields.id, fields.question, fields.label) if ref is not None]
+    for value in (fields.correct, fields.wrong, fields.options):
+        if value is not None:
+            refs.extend([value] if isinstance(value, str) else value)
+    return [*refs, *fields.meta.values()]
+
+
+@IMPORTERS.register("mapping")
+def import_mapping(source: Path, *, mapping: Path) -> Iterator[Sample]:
+    """Any JSON / JSONL / CSV benchmark, described by a YAML mapping (no code needed).
+
+    Args:
+        source: The data file.
+        mapping: The YAML mapping file: dataset name, fields, optional task declaration.
+    """
+    spec = load_mapping(mapping)
+    fields = spec.fields
+    task = spec.task.model_dump()
+    if task["prompt_kind"] is None:
+        has_choices = fields.wrong is not None or fields.options is not None
+        task["prompt_kind"] = "mixed" if has_choices else "open"
+    path = Path(source)
+    if not path.is_file():
+        raise DataError(path, None, None, "no such file")
+    kind = _kind(path, spec)
+    for index, (loc, record) in enumerate(_records(path, spec, kind)):
+        if not isinstance(record, dict):
+            raise loc.error(None, "expected an object")
+        correct, wrong, options = _answers(record, fields, loc, kind)
+        meta: dict[str, Any] = {"dataset": spec.name, "task": task}
+        for name, ref in fields.meta.items():
+            value = _lookup(record, ref, kind)
+            if value is _MISSING:
+                raise loc.error(ref, "missing")
+            meta[name] = value
+        if options is not None:
+            meta["options"] = options
+        meta["source_line" if loc.unit == "line" else "source_record"] = loc.line
+        ident = _text(record, fields.id, loc, kind) if fields.id else f"{index:05d}"
+        yield make_sample(
+            loc,
+            id=f"{spec.name}-{ident}",
+            story=_text(record, fields.story, loc, kind),
+            question=_text(record, fields.question, loc, kind) if fields.question else "",
+            correct=correct,
+            wrong=wrong,
+            meta=meta,
+        )

@@ -1,0 +1,103 @@
+"""import_dataset: option checks, default names, all-or-nothing writes, summaries."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.datasets.conftest import copy_tree, edit_lines
+from tomflywheel.datasets import import_dataset, load_benchmark
+from tomflywheel.errors import ConfigError, DataError
+from tomflywheel.schema import read_samples
+
+
+def test_default_names_carry_non_default_options(benchmarks, tmp_path):
+    folder = tmp_path / "datasets"
+    assert (
+        import_dataset("socialiqa", benchmarks / "socialiqa", datasets_dir=folder).out
+        == folder / "socialiqa.jsonl"
+    )
+    fantom = benchmarks / "fantom"
+    assert (
+        import_dataset("fantom", fantom, datasets_dir=folder, context="short").out
+        == folder / "fantom.jsonl"
+    )
+    assert (
+        import_dataset("fantom", fantom, datasets_dir=folder, context="full").out
+        == folder / "fantom_full.jsonl"
+    )
+    assert import_dataset("fantom", fantom, datasets_dir=folder, include_fact=True).out == (
+        folder / "fantom_include_fact.jsonl"
+    )
+    assert import_dataset(
+        "tombench", benchmarks / "tombench", datasets_dir=folder, language="zh"
+    ).out == (folder / "tombench_zh.jsonl")
+
+
+def test_the_written_file_holds_exactly_the_samples_and_is_reproducible(benchmarks, tmp_path):
+    first = import_dataset("emobench_eu", benchmarks / "emobench", out=tmp_path / "a.jsonl")
+    second = import_dataset("emobench_eu", benchmarks / "emobench", out=tmp_path / "b.jsonl")
+    assert first.count == 400
+    assert first.out.read_bytes() == second.out.read_bytes()
+    assert list(read_samples(first.out)) == load_benchmark("emobench_eu", benchmarks / "emobench")
+
+
+def test_the_summary_counts_grouping_values_and_units(benchmarks, tmp_path):
+    summary = import_dataset("emobench_eu", benchmarks / "emobench", out=tmp_path / "eu.jsonl")
+    assert summary.dataset == "emobench_eu"
+    assert summary.units == 200
+    assert summary.counts["question_type"] == {"cause": 200, "emotion": 200}
+    assert summary.counts["category"]["perspective_taking"] == 134
+    tgtom = import_dataset("tgtom", benchmarks / "tgtom", out=tmp_path / "tg.jsonl")
+    # Six question types of 100 carry the flag (332 true, per the data notes); the rest do not.
+    assert tgtom.counts["targeted"] == {"False": 268, "None": 1212, "True": 332}
+    assert tgtom.units is None
+
+
+def test_a_failed_import_keeps_the_earlier_good_file(benchmarks, tmp_path):
+    out = tmp_path / "siqa.jsonl"
+    import_dataset("socialiqa", benchmarks / "socialiqa", out=out)
+    before = out.read_bytes()
+    folder = copy_tree(benchmarks / "socialiqa", tmp_path / "broken")
+    edit_lines(folder / "dev.jsonl", lambda lines: [*lines[:-1], lines[-1][:40]])
+    with pytest.raises(DataError, match=r"dev.jsonl:1954: invalid JSON"):
+        import_dataset("socialiqa", folder, out=out)
+    assert out.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["broken", "siqa.jsonl"]  # no temp file
+
+
+@pytest.mark.parametrize(
+    ("name", "options", "message"),
+    [
+        ("tomy", {}, "unknown importer 'tomy' (known: adv_csfb, bigtom,"),
+        ("tomi", {"splt": "train"}, "importer 'tomi' has no option 'splt' (its options: split)"),
+        (
+            "hitom",
+            {"language": "en"},
+            "importer 'hitom' has no option 'language' (its options: prompting)",
+        ),
+        (
+            "bigtom",
+            {"split": "test"},
+            "importer 'bigtom' has no option 'split' (its options: none)",
+        ),
+        (
+            "tomi",
+            {"split": "dev"},
+            "importer 'tomi': option 'split': Input should be 'train', 'val' or 'test'",
+        ),
+        ("mapping", {}, "importer 'mapping' needs option 'mapping'"),
+    ],
+)
+def test_bad_importer_names_and_options_are_config_errors(
+    benchmarks, tmp_path, name, options, message
+):
+    with pytest.raises(ConfigError) as info:
+        import_dataset(name, benchmarks, out=tmp_path / "x.jsonl", **options)
+    assert str(info.value).startswith(message)
+    assert not (tmp_path / "x.jsonl").exists()
+
+
+def test_a_missing_source_is_named(tmp_path):
+    with pytest.raises(DataError) as info:
+        import_dataset("hitom", tmp_path / "nowhere", out=tmp_path / "x.jsonl")
+    assert str(info.value) == f"{tmp_path / 'nowhere'}: no such file or folder"
