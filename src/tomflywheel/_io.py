@@ -164,12 +164,19 @@ class JsonlAppender:
         self.close()
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 def atomic_write_text(path: Path, text: str) -> None:
     """Replace ``path`` with ``text`` atomically (temp file, fsync, ``os.replace``)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
+        os.fchmod(fd, 0o666 & ~_umask())  # mkstemp makes 0600; give what open() would
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
             handle.flush()
@@ -190,3 +197,28 @@ def write_jsonl_atomic(path: Path, records: Iterable[BaseModel | dict[str, Any]]
     lines = [to_json_line(record) + "\n" for record in records]
     atomic_write_text(path, "".join(lines))
     return len(lines)
+
+
+class OrderedAppender:
+    """Buffers results by index and appends each as soon as all earlier ones are written.
+
+    A kill loses only results still buffered; their requests are in the request cache, so a
+    resume gets them back for free.
+
+    Args:
+        appender: The line-atomic JSONL writer.
+    """
+
+    def __init__(self, appender: JsonlAppender) -> None:
+        self._appender = appender
+        self._pending: dict[int, BaseModel] = {}
+        self._next = 0
+        self.written = 0
+
+    def put(self, index: int, record: BaseModel) -> None:
+        """Hand over result ``index``; writes every result that is now in order."""
+        self._pending[index] = record
+        while self._next in self._pending:
+            self._appender.append(self._pending.pop(self._next))
+            self._next += 1
+            self.written += 1

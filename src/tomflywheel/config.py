@@ -214,6 +214,45 @@ class JudgeSettings(_Strict):
     """Stories are cut to this many characters in judge prompts."""
 
 
+class FeedbackSettings(_Strict):
+    """Diagnosis of bad cases and synthesis of targeted training stories."""
+
+    unsure_margin: float = Field(default=0.5, ge=0.0)
+    """A right log-prob answer whose margin over the runner-up is below this (nats) is mined."""
+    llm_diagnosis: bool = True
+    """Ask the LLM to diagnose stories the engine cannot parse."""
+    cross_check_rate: float = Field(default=0.2, ge=0.0, le=1.0)
+    """Share of symbolically diagnosed cases also diagnosed by the LLM (agreement figure)."""
+    max_llm_diagnoses: int | None = Field(default=None, ge=0)
+    """Cap on LLM diagnosis requests per run (``null``: no cap)."""
+    budget: int = Field(default=120, ge=0)
+    """Candidate samples to synthesize in all (controls included)."""
+    min_per_weakness: int = Field(default=4, ge=1)
+    """Each weakness in the plan gets at least this many samples."""
+    controls: bool = True
+    """Add matched controls (true-belief twins; Kosinski's control variants)."""
+    diversity: float = Field(default=0.3, ge=0.0, le=1.0)
+    """Share of sentences rendered with non-benchmark phrasings."""
+    rationale: bool = True
+    """Attach a step-by-step rationale derived from the trace to each symbolic sample."""
+    seed: int = 0
+    """Seeds the plan and every generator it calls."""
+    adversarial: bool = False
+    """Keep only candidates the evaluated model fails (ExploreToM-style selection)."""
+    adversarial_pool: int = Field(default=3, ge=1)
+    """Candidates generated per sample wanted, when adversarial."""
+    adversarial_requests: int = Field(default=400, ge=0)
+    """Request budget of the adversarial selection."""
+    naturalize: bool = False
+    """Rewrite a share of symbolic stories as fluent prose (marked for verification)."""
+    naturalize_fraction: float = Field(default=0.25, ge=0.0, le=1.0)
+    """Share of symbolic samples to naturalize."""
+    free_form: bool = False
+    """Ask the LLM for new stories modelled on bad cases (unverified labels)."""
+    free_form_count: int = Field(default=8, ge=0)
+    """How many free-form stories."""
+
+
 class Settings(_Strict):
     """A whole configuration file."""
 
@@ -227,6 +266,8 @@ class Settings(_Strict):
     """The evaluation."""
     judge: JudgeSettings = Field(default_factory=JudgeSettings)
     """The LLM judge."""
+    feedback: FeedbackSettings = Field(default_factory=FeedbackSettings)
+    """Diagnosis and synthesis."""
 
     def snapshot(self) -> dict[str, Any]:
         """The settings as plain data for ``results/<exp>/config.yaml``; secrets are left out."""

@@ -16,6 +16,7 @@ from tomflywheel.datasets import (  # noqa: F401
     _kosinski,
     _mapping,
     _socialiqa,
+    _synthetic,
     _tgtom,
     _tombench,
     _tomi,

@@ -23,6 +23,7 @@ from tomflywheel.evaluation._pipeline import (
     Stage,
     run_evaluation,
 )
+from tomflywheel.evaluation._predict import Predictor
 from tomflywheel.evaluation._prompts import answer_text, render_prompt, training_messages
 from tomflywheel.evaluation._shuffle import ShuffledOptions, format_options, shuffle_options
 from tomflywheel.evaluation._stats import wilson_interval
@@ -34,6 +35,7 @@ __all__ = [
     "ExampleResult",
     "Experiment",
     "LoadedDataset",
+    "Predictor",
     "ProgressFactory",
     "ShuffledOptions",
     "Stage",

@@ -6,9 +6,8 @@ import logging
 from collections.abc import Callable
 from pathlib import Path
 
-from tomflywheel._io import JsonlAppender, read_jsonl
+from tomflywheel._io import JsonlAppender, OrderedAppender, read_jsonl
 from tomflywheel.evaluation._experiment import Experiment, LoadedDataset
-from tomflywheel.evaluation._ordered import OrderedAppender
 from tomflywheel.evaluation.judge import Judge
 from tomflywheel.llm import run_batch
 from tomflywheel.schema import Judgment, Prediction

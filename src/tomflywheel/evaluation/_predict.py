@@ -5,12 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from tomflywheel._io import JsonlAppender, read_jsonl
+from tomflywheel._io import JsonlAppender, OrderedAppender, read_jsonl
 from tomflywheel._rng import stable_seed
 from tomflywheel.config import EvalSettings
 from tomflywheel.errors import LLMRequestError
 from tomflywheel.evaluation._experiment import Experiment, LoadedDataset
-from tomflywheel.evaluation._ordered import OrderedAppender
 from tomflywheel.evaluation._prompts import render_logprob_context, render_prompt
 from tomflywheel.evaluation._shuffle import ShuffledOptions, shuffle_options
 from tomflywheel.evaluation.judge import normalize

@@ -19,6 +19,16 @@ class RenderedPrompt:
     """Prompt text (completions endpoint)."""
 
 
+def completion_text(sample: Sample) -> str:
+    """The text a completion task continues: the story, then the question's stem if it has one.
+
+    Imported Kosinski items end the story where the model continues (empty question); the
+    engine's own put the stem in the question ("... believes the tin is full of").
+    """
+    question = sample.question.strip()
+    return f"{sample.story.rstrip()} {question}" if question else sample.story
+
+
 def _fill(template: str, sample: Sample, options: str = "", instructions: str = "") -> str:
     # str.replace, not str.format: dataset text may contain braces.
     if instructions and "{instructions}" not in template:
@@ -52,10 +62,8 @@ def render_user_text(
         if instructions and "{instructions}" not in template:
             template = "{instructions}\n" + template
         # A completion prompt must end exactly where the model continues: no stripping.
-        return (
-            template.replace("{instructions}", instructions)
-            .replace("{story}", sample.story)
-            .replace("{question}", sample.question)
+        return template.replace("{instructions}", instructions).replace(
+            "{story}", completion_text(sample)
         )
     if shuffled is None:
         return _fill(templates.open, sample, instructions=instructions)
@@ -95,8 +103,8 @@ def render_logprob_context(
 ) -> str:
     """The context after which each option is scored as a continuation."""
     if completion:
-        story = sample.story.rstrip()
-        return f"{instructions}\n{story}" if instructions else story
+        text = completion_text(sample).rstrip()
+        return f"{instructions}\n{text}" if instructions else text
     return _fill(settings.templates.logprob, sample, instructions=instructions)
 
 

@@ -1,6 +1,7 @@
 """Rendering: terminal tables and progress (rich), markdown/CSV tables, HTML reports."""
 
 from tomflywheel.report._experiment_report import write_experiment_report
+from tomflywheel.report._feedback import error_profile_table, plan_table
 from tomflywheel.report._html import (
     Bar,
     bar_chart,
@@ -18,10 +19,12 @@ __all__ = [
     "Bar",
     "bar_chart",
     "embed_json",
+    "error_profile_table",
     "esc",
     "metric_rows",
     "metrics_table",
     "page",
+    "plan_table",
     "progress_bar",
     "sample_browser",
     "summarize",

@@ -1,0 +1,109 @@
+"""``tomflywheel feedback``: diagnose bad cases of an experiment, synthesize training data."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from tomflywheel.cli._common import ConfigOption, load, out, status
+from tomflywheel.cli._eval import rich_progress
+from tomflywheel.config import DEFAULT_CONFIG, Settings
+from tomflywheel.feedback import FeedbackSummary, run_feedback
+from tomflywheel.report import error_profile_table, plan_table
+
+feedback_app = typer.Typer(
+    help="Diagnose bad cases of an experiment and synthesize targeted training candidates.",
+    invoke_without_command=True,
+)
+
+ExpOption = Annotated[Path, typer.Option("--exp", help="Experiment folder (results/<exp_id>).")]
+
+
+def _settings(config: Path, **updates: object) -> Settings:
+    settings = load(config)
+    changes = {k: v for k, v in updates.items() if v is not None}
+    return settings.model_copy(update={"feedback": settings.feedback.model_copy(update=changes)})
+
+
+def _render(summary: FeedbackSummary) -> None:
+    reasons = ", ".join(f"{k} {v}" for k, v in summary.cases.items()) or "none"
+    out.print(f"bad cases: {reasons} · diagnosed now {summary.diagnosed_now}")
+    if summary.profile:
+        out.print(error_profile_table(summary.profile))
+    if summary.plan is not None:
+        out.print(plan_table(summary.plan))
+    if summary.candidates:
+        made = ", ".join(f"{k} {v}" for k, v in summary.candidates.items())
+        out.print(f"candidates: {made}")
+    for note in summary.notes:
+        status(note)
+    if summary.usage:
+        status(
+            f"requests sent {summary.usage['requests_sent']}, "
+            f"cache hits {summary.usage['cache_hits']}"
+        )
+    out.print(f"written to {summary.folder}")
+
+
+@feedback_app.callback()
+def feedback_command(
+    ctx: typer.Context,
+    exp: Annotated[
+        Path | None, typer.Option("--exp", help="Experiment folder (both steps).")
+    ] = None,
+    config: ConfigOption = DEFAULT_CONFIG,
+    budget: Annotated[int | None, typer.Option(min=0, help="Candidates to synthesize.")] = None,
+) -> None:
+    """Diagnose and synthesize in one go (or use the diagnose / synthesize subcommands)."""
+    if ctx.invoked_subcommand is not None:
+        return
+    if exp is None:
+        raise typer.BadParameter("--exp is required", param_hint="--exp")
+    _render(
+        run_feedback(
+            _settings(config, budget=budget), exp, progress=rich_progress, on_status=status
+        )
+    )
+
+
+@feedback_app.command("diagnose")
+def diagnose_command(exp: ExpOption, config: ConfigOption = DEFAULT_CONFIG) -> None:
+    """Mine wrong, unjudged and unsure predictions and diagnose them; print the error profile."""
+    _render(
+        run_feedback(
+            _settings(config),
+            exp,
+            synthesize_candidates=False,
+            progress=rich_progress,
+            on_status=status,
+        )
+    )
+
+
+@feedback_app.command("synthesize")
+def synthesize_command(
+    exp: ExpOption,
+    config: ConfigOption = DEFAULT_CONFIG,
+    budget: Annotated[int | None, typer.Option(min=0, help="Candidates to synthesize.")] = None,
+    adversarial: Annotated[
+        bool | None,
+        typer.Option(
+            "--adversarial/--no-adversarial", help="Keep only candidates the model fails."
+        ),
+    ] = None,
+    naturalize: Annotated[
+        bool | None,
+        typer.Option("--naturalize/--no-naturalize", help="Also rewrite some stories as prose."),
+    ] = None,
+    free_form: Annotated[
+        bool | None,
+        typer.Option("--free-form/--no-free-form", help="Also ask the LLM for new stories."),
+    ] = None,
+) -> None:
+    """Plan from the diagnoses and synthesize candidates with lineage (diagnoses first)."""
+    settings = _settings(
+        config, budget=budget, adversarial=adversarial, naturalize=naturalize, free_form=free_form
+    )
+    _render(run_feedback(settings, exp, progress=rich_progress, on_status=status))

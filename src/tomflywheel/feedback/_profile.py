@@ -1,0 +1,50 @@
+"""The error profile: diagnoses counted by category within dataset x question type x order."""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from typing import Any
+
+from tomflywheel.schema import Diagnosis
+
+
+def error_profile(diagnoses: Sequence[Diagnosis]) -> dict[str, Any]:
+    """Aggregate diagnoses; plain JSON-able data, cells sorted for stable output.
+
+    Returns:
+        ``total``, ``diagnosed`` (with a category), ``failed``, ``by_category``, ``by_method``,
+        ``cells`` (one per dataset x question type x order, with category counts) and
+        ``llm_agreement`` (symbolic vs LLM category on the cross-checked cases, if any).
+    """
+    cells: dict[tuple[str, str, str], Counter[str]] = defaultdict(Counter)
+    for d in diagnoses:
+        key = (d.dataset, d.question_type or "–", "–" if d.order is None else str(d.order))
+        cells[key][d.category.value if d.category else "undiagnosed"] += 1
+    checked = [d for d in diagnoses if d.cross_check is not None and d.category is not None]
+    agree = sum(d.cross_check == d.category for d in checked)
+    return {
+        "total": len(diagnoses),
+        "diagnosed": sum(d.category is not None for d in diagnoses),
+        "failed": sum(d.category is None for d in diagnoses),
+        "by_category": dict(
+            Counter(d.category.value for d in diagnoses if d.category).most_common()
+        ),
+        "by_method": dict(sorted(Counter(d.method for d in diagnoses).items())),
+        "by_reason": dict(sorted(Counter(d.reason for d in diagnoses).items())),
+        "cells": [
+            {
+                "dataset": dataset,
+                "question_type": question_type,
+                "order": order,
+                "n": sum(counts.values()),
+                "categories": dict(counts.most_common()),
+            }
+            for (dataset, question_type, order), counts in sorted(cells.items())
+        ],
+        "llm_agreement": (
+            {"n": len(checked), "agree": agree, "rate": round(agree / len(checked), 4)}
+            if checked
+            else None
+        ),
+    }

@@ -1,0 +1,54 @@
+"""Symbolic synthesis from a plan: generator output with lineage, rationale and origin marks."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from itertools import islice
+from typing import Any
+
+from tomflywheel.feedback._plan import PlanItem, SynthesisPlan
+from tomflywheel.schema import Sample
+from tomflywheel.world import GENERATORS, rationale
+
+
+def lineage(plan: SynthesisPlan, item: PlanItem, sample: Sample) -> dict[str, Any]:
+    """Where a candidate comes from: bad cases, diagnosis, generator, version, seed, plan."""
+    trace = sample.meta.get("trace") or {}
+    return {
+        "bad_case_ids": item.bad_case_ids,
+        "diagnosis": item.category.value,
+        "weakness": item.weakness,
+        "generator": item.generator,
+        "version": trace.get("version"),
+        "seed": item.seed,
+        "plan_id": plan.plan_id,
+    }
+
+
+def stream_item(item: PlanItem, *, stories: int | None = None) -> Iterator[Sample]:
+    """The generator's samples for a plan item (lazily; at most ``stories`` stories)."""
+    generator = GENERATORS.get(item.generator)
+    return generator(item.params, seed=item.seed, n=stories or max(item.count, 1))
+
+
+def finish(
+    plan: SynthesisPlan, item: PlanItem, index: int, sample: Sample, *, with_rationale: bool
+) -> Sample:
+    """A generated sample turned candidate: plan-scoped id, lineage, origin and rationale."""
+    meta = dict(sample.meta)
+    meta["origin"] = "symbolic"
+    meta["lineage"] = lineage(plan, item, sample)
+    if with_rationale and isinstance(meta.get("trace"), dict):
+        meta["rationale"] = rationale(meta["trace"])
+    return sample.model_copy(
+        update={"id": f"fb-{plan.plan_id}-{index:02d}-{sample.id}", "meta": meta}
+    )
+
+
+def synthesize(plan: SynthesisPlan, *, with_rationale: bool = True) -> list[Sample]:
+    """Every plan item's first ``count`` samples (targets with their controls, in story order)."""
+    out: list[Sample] = []
+    for index, item in enumerate(plan.items):
+        for sample in islice(stream_item(item), item.count):
+            out.append(finish(plan, item, index, sample, with_rationale=with_rationale))
+    return out

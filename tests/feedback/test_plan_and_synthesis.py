@@ -1,0 +1,119 @@
+"""Synthesis plans and symbolic synthesis: controls, budgets, lineage, determinism, verification."""
+
+from __future__ import annotations
+
+import json
+
+from tomflywheel.config import EvalSettings, FeedbackSettings
+from tomflywheel.feedback import build_plan, export_chat_jsonl, export_sharegpt, synthesize
+from tomflywheel.schema import Diagnosis
+from tomflywheel.schema import ErrorCategory as C
+from tomflywheel.world import verify_sample
+
+
+def _diagnoses() -> list[Diagnosis]:
+    def d(i, dataset, category, order, qtype=None):
+        return Diagnosis(
+            dataset=dataset,
+            sample_id=f"s{i}",
+            reason="wrong",
+            method="symbolic",
+            category=category,
+            order=order,
+            question_type=qtype,
+        )
+
+    return [
+        *(d(i, "tomi_test", C.REALITY_BIAS, 2, "second_order_0_tom") for i in range(6)),
+        *(d(10 + i, "tomi_test", C.REALITY_BIAS, 2, "second_order_1_tom") for i in range(2)),
+        *(d(20 + i, "hitom", C.ORDER_CONFUSION, 3) for i in range(3)),
+        d(30, "hitom", C.PERSPECTIVE_CONFUSION, 1),
+        d(31, "tgtom", C.UNSUPPORTED, 5, "Q6"),
+        d(32, "bigtom", C.KNOWLEDGE_ACCESS, None),
+        Diagnosis(dataset="hitom", sample_id="s40", reason="wrong", method="llm", category=None),
+    ]
+
+
+TASKS = {"tomi_test": "tomi", "hitom": "hitom", "tgtom": "tgtom", "bigtom": "bigtom"}
+
+
+def test_plan_targets_each_weakness_with_controls_and_the_right_knobs():
+    plan = build_plan(_diagnoses(), TASKS, FeedbackSettings(budget=40, min_per_weakness=4))
+    items = {item.weakness: item for item in plan.items}
+    # ToMi's question-type variants of one order collapse into one weakness.
+    assert set(items) == {
+        "tomi_test · order 2 · reality_bias",
+        "hitom · order 3 · order_confusion",
+        "hitom · order 1 · perspective_confusion",
+        "tgtom · Q6 · order 5 · unsupported",
+        "bigtom · knowledge_access",
+    }
+    assert sum(item.count for item in plan.items) == 40
+    assert all(item.params["controls"] is True for item in plan.items)
+    reality = items["tomi_test · order 2 · reality_bias"]
+    assert reality.generator == "tomi" and reality.n_diagnoses == 8
+    assert reality.params["story_types"] == ("false_belief", "second_order_false_belief")
+    assert items["hitom · order 3 · order_confusion"].params["orders"] == (2, 3, 4)
+    assert items["hitom · order 1 · perspective_confusion"].params["n_agents"] == 7
+    assert items["tgtom · Q6 · order 5 · unsupported"].params["question_types"] == ("Q6",)
+    bigtom = items["bigtom · knowledge_access"]
+    assert (bigtom.generator, bigtom.params["deception"]) == ("hitom", True)
+    # The biggest weakness gets the biggest share.
+    assert reality.count == max(item.count for item in plan.items)
+
+
+def test_a_small_budget_goes_to_the_biggest_weaknesses_first():
+    plan = build_plan(_diagnoses(), TASKS, FeedbackSettings(budget=8, min_per_weakness=4))
+    assert [(i.weakness, i.count) for i in plan.items] == [
+        ("hitom · order 3 · order_confusion", 4),
+        ("tomi_test · order 2 · reality_bias", 4),
+    ]
+
+
+def test_the_same_diagnoses_give_the_same_plan_and_the_same_bytes(tmp_path):
+    settings = FeedbackSettings(budget=30)
+    first, second = (build_plan(_diagnoses(), TASKS, settings) for _ in range(2))
+    assert first == second
+    a, b = synthesize(first), synthesize(second)
+    paths = []
+    for name, samples in (("a", a), ("b", b)):
+        path = tmp_path / f"{name}.jsonl"
+        path.write_text("".join(s.model_dump_json() + "\n" for s in samples), encoding="utf-8")
+        paths.append(path)
+    assert paths[0].read_bytes() == paths[1].read_bytes()
+    other = build_plan(_diagnoses(), TASKS, FeedbackSettings(budget=30, seed=1))
+    assert other.plan_id != first.plan_id
+    assert [s.id for s in synthesize(other)] != [s.id for s in a]
+
+
+def test_every_candidate_has_lineage_rationale_and_a_label_both_verifiers_confirm():
+    plan = build_plan(_diagnoses(), TASKS, FeedbackSettings(budget=40))
+    samples = synthesize(plan)
+    assert len(samples) == 40 and len({s.id for s in samples}) == 40
+    for sample in samples:
+        lineage = sample.meta["lineage"]
+        assert lineage["plan_id"] == plan.plan_id and lineage["bad_case_ids"]
+        assert lineage["generator"] in {"tomi", "hitom", "tgtom"} and lineage["version"]
+        assert sample.meta["origin"] == "symbolic" and sample.meta["rationale"]
+        verification = verify_sample(sample)
+        assert verification.ok, (sample.id, verification)
+    controls = [s for s in samples if s.meta.get("control")]
+    assert controls, "false-belief stories come with their true-belief twins"
+
+
+def test_exports_render_chat_messages_as_evaluation_prompts(tmp_path):
+    plan = build_plan(_diagnoses()[:6], TASKS, FeedbackSettings(budget=5))
+    samples = synthesize(plan)
+    assert (
+        export_chat_jsonl(samples, tmp_path / "c.jsonl", EvalSettings(), with_rationale=True) == 5
+    )
+    first = json.loads((tmp_path / "c.jsonl").read_text().splitlines()[0])
+    roles = [m["role"] for m in first["messages"]]
+    assert roles == ["system", "user", "assistant"]
+    assert first["messages"][-1]["content"].endswith(
+        "Answer: " + samples[0].answer.correct_answers[0]
+    )
+    assert export_sharegpt(samples, tmp_path / "s.json", EvalSettings()) == 5
+    shared = json.loads((tmp_path / "s.json").read_text())
+    assert [t["from"] for t in shared[0]["conversations"]] == ["system", "human", "gpt"]
+    assert shared[0]["conversations"][-1]["value"] == samples[0].answer.correct_answers[0]
