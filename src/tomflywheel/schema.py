@@ -13,6 +13,8 @@ from tomflywheel._io import JsonlAppender, read_jsonl
 
 __all__ = [
     "Answer",
+    "CheckResult",
+    "CheckStatus",
     "Diagnosis",
     "ErrorCategory",
     "JsonlAppender",
@@ -20,6 +22,9 @@ __all__ = [
     "MethodRef",
     "Prediction",
     "QAKind",
+    "QualityAttempt",
+    "QualityDecision",
+    "QualityVerdict",
     "Sample",
     "Verdict",
     "read_samples",
@@ -229,7 +234,7 @@ class Diagnosis(BaseModel):
     sample_id: str
     trial: int = 0
     reason: str
-    """Why it was mined: ``wrong``, ``unjudged`` or ``unsure`` (right with a thin log-prob margin)."""
+    """Why it was mined: ``wrong``, ``unjudged`` or ``unsure`` (right, thin log-prob margin)."""
     method: str
     """``symbolic`` (from the story's events) or ``llm``."""
     category: ErrorCategory | None
@@ -248,3 +253,90 @@ class Diagnosis(BaseModel):
     """The LLM's category for a symbolically diagnosed case (agreement sample)."""
     failure: str | None = None
     """Why no category could be given."""
+
+
+class CheckStatus(StrEnum):
+    """The outcome of one filter check."""
+
+    PASSED = "passed"
+    FAILED = "failed"
+    SKIPPED = "skipped"
+    """The check did not run (disabled, not applicable, no LLM, or an earlier fatal failure)."""
+
+
+class CheckResult(BaseModel):
+    """One filter check on one candidate: pass or fail, with a reason code and its evidence."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    check: str
+    """The check's registry name (``schema``, ``near_duplicate``, ``rubric``, ...)."""
+    status: CheckStatus
+    """Passed, failed or skipped."""
+    reason: str | None = None
+    """Failed: the reason code (``answer_leak``, ``label_mismatch``, ...); skipped: why."""
+    detail: str = ""
+    """The evidence: the leaked span, the near-duplicate's id and similarity, the derived answer."""
+    repairable: bool = False
+    """Whether an LLM rewrite may fix this failure."""
+
+    @property
+    def failed(self) -> bool:
+        """Whether the check failed."""
+        return self.status is CheckStatus.FAILED
+
+
+class QualityDecision(StrEnum):
+    """What the filter decided about a candidate."""
+
+    ACCEPTED = "accepted"
+    REJECTED = "rejected"
+
+
+class QualityAttempt(BaseModel):
+    """Every check's result on one version of a candidate (0: as given, n: after n rewrites)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    attempt: int
+    """0 for the candidate as given, n after the n-th rewrite."""
+    checks: list[CheckResult]
+    """Results in check order."""
+    rubric: dict[str, Any] | None = None
+    """The rubric judge's scores and issues, when it answered."""
+    repair_failure: str | None = None
+    """Why no rewrite followed this attempt although repair was allowed (the rewrite failed)."""
+
+
+class QualityVerdict(BaseModel):
+    """The filter's decision on one candidate with every attempt's evidence (``verdicts/``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    sample_id: str
+    """The candidate's id (or ``line-<n>`` when the record has none)."""
+    input_hash: str
+    """Hash of the candidate record as read; with the id it keys resumes."""
+    input_file: str
+    """The input file, as given."""
+    line: int
+    """1-based line of the candidate in the input file."""
+    origin: str
+    """``symbolic``, ``naturalized`` or ``free_form`` (as given or inferred)."""
+    decision: QualityDecision
+    """Accepted or rejected."""
+    reasons: list[str] = Field(default_factory=list)
+    """The reason codes of the failures of the last attempt (empty when accepted)."""
+    attempts: list[QualityAttempt]
+    """The candidate as given, then each rewrite."""
+    config_hash: str
+    """Hash of the filter settings that decided."""
+    sample: Sample | None = None
+    """The final sample (rewritten when repaired); None when the record is not a valid sample."""
+    record: dict[str, Any] | str | None = None
+    """The raw record (or line) when it is not a valid sample."""
+
+    @property
+    def repaired(self) -> bool:
+        """Accepted after at least one rewrite."""
+        return self.decision is QualityDecision.ACCEPTED and len(self.attempts) > 1

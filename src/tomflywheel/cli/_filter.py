@@ -1,0 +1,133 @@
+"""``tomflywheel filter``: check, verify, deduplicate, repair and admit training data."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from tomflywheel.cli._common import ConfigOption, err, load, out, status
+from tomflywheel.config import DEFAULT_CONFIG
+from tomflywheel.filter import REASONS, FilterSummary, run_filter
+from tomflywheel.report import progress_bar
+
+
+def _skips(skipped: dict[str, int]) -> str:
+    return ", ".join(f"{why} {n:,}" for why, n in sorted(skipped.items())) or "-"
+
+
+def check_table(summary: FilterSummary) -> Table:
+    """Pass / reject / repaired / skipped counts per check."""
+    table = Table(title=f"Filter {summary.name}: {len(summary.verdicts):,} decided")
+    table.add_column("check")
+    for column in ("passed", "rejected", "repaired"):
+        table.add_column(column, justify="right")
+    table.add_column("skipped (why)")
+    for count in summary.checks:
+        table.add_row(
+            count.check,
+            f"{count.passed:,}",
+            f"[red]{count.rejected:,}[/red]" if count.rejected else "0",
+            f"[green]{count.repaired:,}[/green]" if count.repaired else "0",
+            _skips(count.skipped),
+        )
+    return table
+
+
+def reason_table(summary: FilterSummary) -> Table:
+    """Rejected candidates per reason code."""
+    table = Table(title="Reject reasons")
+    table.add_column("reason")
+    table.add_column("check")
+    table.add_column("rejected", justify="right")
+    table.add_column("repairable")
+    for code, n in summary.reasons.items():
+        reason = REASONS.get(code)
+        table.add_row(
+            code,
+            reason.check if reason else "?",
+            f"{n:,}",
+            "yes" if reason and reason.repairable else "no",
+        )
+    return table
+
+
+def print_filter_summary(summary: FilterSummary) -> None:
+    """The tables, the counts, requests spent, and where the files went."""
+    out.print(check_table(summary))
+    if summary.reasons:
+        out.print(reason_table(summary))
+    line = (
+        f"{summary.candidates:,} candidates: {summary.accepted:,} accepted "
+        f"({summary.repaired:,} after repair), {summary.rejected:,} rejected"
+    )
+    if summary.repair_attempted:
+        line += f"; repair succeeded for {summary.repaired}/{summary.repair_attempted}"
+    out.print(line)
+    if summary.already_decided or summary.already_admitted:
+        status(
+            f"skipped {summary.already_decided:,} decided by an earlier run and "
+            f"{summary.already_admitted:,} already admitted"
+        )
+    if not summary.used_llm:
+        status("--no-llm: the rubric and LLM label checks did not run (see manifest)")
+    status(f"contamination guard: {len(summary.guarded)} evaluation file(s)")
+    if summary.usage:
+        u = summary.usage
+        status(
+            f"requests sent {u.get('requests_sent', 0)}, cache hits {u.get('cache_hits', 0)}, "
+            f"tokens {u.get('prompt_tokens', 0)} in / {u.get('completion_tokens', 0)} out"
+        )
+    out.print(f"admitted: {escape(str(summary.admitted_path))}")
+    out.print(f"rejected: {escape(str(summary.rejected_path))}")
+    out.print(f"manifest: {escape(str(summary.manifest_path))}")
+
+
+def filter_command(
+    input_path: Annotated[
+        Path,
+        typer.Option(
+            "--input", "-i", exists=True, dir_okay=False, help="Normalized JSONL candidates."
+        ),
+    ],
+    config: ConfigOption = DEFAULT_CONFIG,
+    name: Annotated[
+        str | None,
+        typer.Option(help="Training set name: train_datasets/NAME.jsonl (default: input stem)."),
+    ] = None,
+    no_llm: Annotated[
+        bool,
+        typer.Option("--no-llm", help="Skip the rubric, LLM label checks and repairs."),
+    ] = False,
+    repair: Annotated[
+        int | None,
+        typer.Option("--repair", min=0, help="Rewrites per repairable candidate (0: none)."),
+    ] = None,
+    train_dir: Annotated[
+        Path, typer.Option(help="Where admitted data, rejects and the manifest go.")
+    ] = Path("train_datasets"),
+    eval_dir: Annotated[
+        Path, typer.Option(help="Evaluation sets the contamination guard protects.")
+    ] = Path("datasets"),
+) -> None:
+    """Check, verify, deduplicate, repair and admit training data; resumable, never twice."""
+    settings = load(config)
+    filter_settings = settings.filter
+    label = name or input_path.stem
+    with progress_bar(f"filter {label}", console=err) as update:
+        summary = run_filter(
+            settings,
+            input_path=input_path,
+            name=name,
+            use_llm=not no_llm,
+            repair_attempts=repair,
+            filter_settings=filter_settings,
+            train_dir=train_dir,
+            eval_dir=eval_dir,
+            on_progress=update,
+            on_status=status,
+        )
+    print_filter_summary(summary)

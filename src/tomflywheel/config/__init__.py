@@ -1,0 +1,79 @@
+"""Typed settings loaded from YAML; a bad file fails with its path, line, key and reason.
+
+One module per section: the LLM server and requests, the evaluation, feedback and flywheel,
+the filter, and the file as a whole.
+"""
+
+from tomflywheel.config._base import (
+    DEFAULT_CONFIG,
+    ENV_API_KEY,
+    ENV_BASE_URL,
+    ENV_CACHE_DIR,
+    ENV_MODEL,
+    Strict,
+    cache_root,
+)
+from tomflywheel.config._eval import (
+    DEFAULT_SYSTEM_PROMPT,
+    DatasetRef,
+    EvalSettings,
+    GenerationSettings,
+    JudgeSettings,
+    LogprobSettings,
+    TemplateSettings,
+)
+from tomflywheel.config._filter import (
+    ContaminationSettings,
+    DedupSettings,
+    FilterSettings,
+    LabelSettings,
+    LimitSettings,
+    RepairSettings,
+    RubricSettings,
+    SolveSettings,
+)
+from tomflywheel.config._llm import (
+    EmbeddedServerSettings,
+    LLMSettings,
+)
+from tomflywheel.config._loop import (
+    FeedbackSettings,
+    FlywheelSettings,
+)
+from tomflywheel.config._settings import (
+    Settings,
+    load_settings,
+    parse_settings,
+)
+
+__all__ = [
+    "DEFAULT_CONFIG",
+    "DEFAULT_SYSTEM_PROMPT",
+    "ENV_API_KEY",
+    "ENV_BASE_URL",
+    "ENV_CACHE_DIR",
+    "ENV_MODEL",
+    "ContaminationSettings",
+    "DatasetRef",
+    "DedupSettings",
+    "EmbeddedServerSettings",
+    "EvalSettings",
+    "FeedbackSettings",
+    "FilterSettings",
+    "FlywheelSettings",
+    "GenerationSettings",
+    "JudgeSettings",
+    "LLMSettings",
+    "LabelSettings",
+    "LimitSettings",
+    "LogprobSettings",
+    "RepairSettings",
+    "RubricSettings",
+    "Settings",
+    "SolveSettings",
+    "Strict",
+    "TemplateSettings",
+    "cache_root",
+    "load_settings",
+    "parse_settings",
+]

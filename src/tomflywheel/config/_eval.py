@@ -1,0 +1,127 @@
+"""Settings of the evaluation: datasets, prompts, sampling, judging and log-prob scoring."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field
+
+from tomflywheel.config._base import Strict
+from tomflywheel.config._llm import LLMSettings
+
+DEFAULT_SYSTEM_PROMPT = (
+    "You are answering questions about short stories. Answer with as few words as possible."
+)
+
+
+class TemplateSettings(Strict):
+    """Prompt templates; ``{story}``, ``{question}`` and ``{options}`` are filled in."""
+
+    open: str = "{story}\n\nQuestion: {question}\nAnswer with a single word or short phrase."
+    """Open QA."""
+    choice: str = (
+        "{story}\n\nQuestion: {question}\n{options}\n"
+        "Answer with the letter of the correct option only."
+    )
+    """Single-choice QA; options are listed one per line as ``A. text``."""
+    multi_choice: str = (
+        "{story}\n\nQuestion: {question}\n{options}\n"
+        "Several options may be correct. Answer with all correct letters, separated by commas."
+    )
+    """Multi-choice QA."""
+    completion: str = "{story}"
+    """Sentence completion through the completions endpoint: the raw text to continue."""
+    completion_chat: str = "Continue the text with the next word only.\n\n{story}"
+    """Sentence completion through the chat endpoint."""
+    logprob: str = "{story}\n\nQuestion: {question}\nAnswer:"
+    """Context for log-prob scoring; each option is scored as the continuation `` {option}``."""
+
+
+class GenerationSettings(Strict):
+    """Sampling settings of the model under evaluation."""
+
+    temperature: float = Field(default=0.0, ge=0.0)
+    """Temperature of the first (or only) trial."""
+    max_tokens: int = Field(default=48, ge=1)
+    """Longest answer."""
+    completion_max_tokens: int = Field(default=4, ge=1)
+    """Longest continuation for sentence-completion tasks."""
+    trial_temperature: float = Field(default=0.7, gt=0.0)
+    """Temperature of trials when ``trials > 1`` (each trial has its own seed)."""
+
+
+class LogprobSettings(Strict):
+    """Log-prob scoring of options and its temperature sweep."""
+
+    min_temperature: float = Field(default=0.1, gt=0.0)
+    """Lowest softmax temperature of the sweep."""
+    max_temperature: float = Field(default=2.0, gt=0.0)
+    """Highest softmax temperature of the sweep."""
+    temperature_step: float = Field(default=0.1, gt=0.0)
+    """Step of the sweep."""
+    normalize: Literal["sum", "mean"] = "sum"
+    """Score an option by its summed token log-prob, or by the mean per token."""
+    macro_by: str | None = None
+    """A ``meta`` field to macro-average over (e.g. a story id); ``null``: micro average."""
+
+
+class DatasetRef(Strict):
+    """One dataset to evaluate."""
+
+    path: Path
+    """A normalized JSONL file (``tomflywheel datasets import`` or ``generate`` writes them)."""
+    name: str | None = None
+    """Folder name under the experiment; default: the file's stem."""
+    judge: str | None = None
+    """Judging method overriding the dataset's registry default."""
+    max_samples: int | None = Field(default=None, ge=1)
+    """Only the first N samples."""
+    optional: bool = False
+    """Skip the dataset (with a note) when its file is missing: e.g. an imported real benchmark
+    that a fresh clone does not have."""
+
+    @property
+    def label(self) -> str:
+        """The dataset's folder name in an experiment."""
+        return self.name or self.path.stem
+
+
+class EvalSettings(Strict):
+    """What ``tomflywheel eval`` runs and how."""
+
+    datasets: list[DatasetRef] = Field(default_factory=list)
+    """Datasets to evaluate (``--dataset`` on the command line replaces this list)."""
+    datasets_dir: Path = Path("datasets")
+    """Where a bare ``--dataset NAME`` is looked up (``<dir>/<NAME>.jsonl``)."""
+    results_dir: Path = Path("results")
+    """Where experiments are created."""
+    max_samples: int | None = Field(default=None, ge=1)
+    """Only the first N samples of each dataset."""
+    exclude_memory_reality: bool = False
+    """Drop the question types a dataset marks as excludable (ToMi: memory and reality)."""
+    system_prompt: str = DEFAULT_SYSTEM_PROMPT
+    """System message of chat requests (empty: none)."""
+    templates: TemplateSettings = Field(default_factory=TemplateSettings)
+    """Prompt templates."""
+    generation: GenerationSettings = Field(default_factory=GenerationSettings)
+    """Sampling settings."""
+    trials: int = Field(default=1, ge=1)
+    """Predictions per sample; more than one samples at ``generation.trial_temperature``."""
+    strict_matching: bool = False
+    """Rules judge: accept exact matches only."""
+    judges: dict[str, str] = Field(default_factory=dict)
+    """Judging method per dataset name, overriding the registry default."""
+    logprob: LogprobSettings = Field(default_factory=LogprobSettings)
+    """Log-prob scoring."""
+
+
+class JudgeSettings(Strict):
+    """The LLM judge (structured verdicts); by default the evaluated model's own server."""
+
+    llm: LLMSettings | None = None
+    """A separate server/model for judging; ``null`` uses ``llm``."""
+    max_tokens: int = Field(default=96, ge=16)
+    """Longest verdict."""
+    story_chars: int = Field(default=3000, ge=200)
+    """Stories are cut to this many characters in judge prompts."""

@@ -1,0 +1,136 @@
+"""Settings of the filter stage (the ``filter:`` section): every threshold and switch."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import Field, model_validator
+
+from tomflywheel.config._base import Strict as _Strict
+
+
+class LimitSettings(_Strict):
+    """Length limits of the ``fields`` check."""
+
+    max_story_chars: int = Field(default=12000, ge=1)
+    """Longest story accepted."""
+    max_question_chars: int = Field(default=1000, ge=1)
+    """Longest question accepted."""
+    max_answer_chars: int = Field(default=1000, ge=1)
+    """Longest answer or option accepted."""
+    max_options: int = Field(default=26, ge=2)
+    """Most options of a choice question (the prompts letter them A-Z)."""
+
+
+class DedupSettings(_Strict):
+    """Exact and near-duplicate detection within the set, and the contamination guard."""
+
+    near_duplicate_threshold: float = Field(default=0.6, gt=0.0, le=1.0)
+    """Word-shingle Jaccard similarity of two stories from which they are near duplicates
+    (questions and correct answers must match too: see ``question_similarity``)."""
+    question_similarity: float = Field(default=0.7, gt=0.0, le=1.0)
+    """Word-set Jaccard of two questions (naming the same people and numbers in the same order)
+    from which they ask the same thing; questions that normalize to the same text always do."""
+    contamination_threshold: float = Field(default=0.5, gt=0.0, le=1.0)
+    """Word-shingle Jaccard of a story with any evaluation story from which it is rejected as a
+    copy of a test item (story level: a copied story leaks every question about it). With
+    2-word shingles, distinct ToMi test stories reach at most 0.41 with one another, synthetic
+    ToMi-style stories at most 0.33 with them, and a copy with one agent renamed throughout
+    keeps at least 0.53."""
+    num_perm: int = Field(default=128, ge=16, le=1024)
+    """MinHash permutations (more: finer similarity estimates, slower)."""
+    shingle_size: int = Field(default=2, ge=1, le=10)
+    """Words per shingle; an edit of short templated stories (ToMi's are ~25 words) spoils fewer
+    shingles when this is small, while 1 would make every story of a template alike."""
+    lsh_margin: float = Field(default=0.2, ge=0.0, lt=1.0)
+    """The LSH index looks for candidates this far below a threshold; candidates are then
+    confirmed by their exact Jaccard, so the margin trades speed for recall only (0.2 with 128
+    permutations: a pair at the threshold is proposed with probability >= 0.98)."""
+    seed: int = 1
+    """MinHash permutation seed."""
+
+
+class ContaminationSettings(_Strict):
+    """Which evaluation sets the contamination guard protects."""
+
+    datasets: list[str] | None = None
+    """File stems under the evaluation folder to guard; ``null`` guards every ``*.jsonl``."""
+    extra_paths: list[Path] = Field(default_factory=list)
+    """More JSONL files, or folders of them, to guard."""
+
+
+class RubricSettings(_Strict):
+    """The LLM rubric judge and its pass marks."""
+
+    min_clarity: int = Field(default=3, ge=1, le=5)
+    """Lowest clarity score (1-5) accepted."""
+    min_solvability: int = Field(default=3, ge=1, le=5)
+    """Lowest solvability score (1-5) accepted."""
+    require_tom: bool = True
+    """Reject a sample whose question needs no theory of mind, unless it is a control."""
+    control_question_types: list[str] = Field(
+        default_factory=lambda: ["memory", "reality", "order_0", "Q0"]
+    )
+    """``meta.question_type`` values that are controls (exempt from ``require_tom``); so are
+    samples with ``meta.control`` true and traces asking a memory or reality question."""
+    max_tokens: int = Field(default=256, ge=32)
+    """Longest rubric reply."""
+    story_chars: int = Field(default=3000, ge=200)
+    """Stories are cut to this many characters in rubric, solve and repair prompts."""
+
+
+class SolveSettings(_Strict):
+    """Label verification of free-form samples: the judge model solves each one k times."""
+
+    k: int = Field(default=5, ge=1, le=50)
+    """Solving trials per sample; the label is kept when more than half agree with it."""
+    temperature: float = Field(default=0.7, ge=0.0)
+    """Sampling temperature of the trials (each trial has its own stable seed)."""
+    max_tokens: int = Field(default=32, ge=1)
+    """Longest answer per trial."""
+
+
+class LabelSettings(_Strict):
+    """Label verification of naturalized samples (events extracted back from the prose)."""
+
+    extraction_max_tokens: int = Field(default=1024, ge=64)
+    """Longest extraction reply (one JSON event per sentence)."""
+    admit_unverified: bool = False
+    """Without an LLM (``--no-llm``), admit naturalized and free-form samples whose label could
+    not be verified; false rejects them as ``label_unverified``."""
+
+
+class RepairSettings(_Strict):
+    """The LLM rewrite of samples whose every failure is repairable."""
+
+    attempts: int = Field(default=2, ge=0, le=10)
+    """Rewrites tried per sample (``--repair N`` overrides); 0 disables repair."""
+    max_tokens: int = Field(default=768, ge=64)
+    """Longest rewrite reply."""
+
+
+class FilterSettings(_Strict):
+    """The filter stage: checks, label verification, rubric, dedup, contamination, repair."""
+
+    limits: LimitSettings = Field(default_factory=LimitSettings)
+    """Field length limits."""
+    dedup: DedupSettings = Field(default_factory=DedupSettings)
+    """Duplicate and contamination similarity settings."""
+    contamination: ContaminationSettings = Field(default_factory=ContaminationSettings)
+    """Which evaluation sets are guarded."""
+    rubric: RubricSettings = Field(default_factory=RubricSettings)
+    """Rubric judge thresholds."""
+    solve: SolveSettings = Field(default_factory=SolveSettings)
+    """Free-form label verification."""
+    label: LabelSettings = Field(default_factory=LabelSettings)
+    """Naturalized label verification."""
+    repair: RepairSettings = Field(default_factory=RepairSettings)
+    """Repair of repairable failures."""
+    disabled_checks: list[str] = Field(default_factory=list)
+    """Checks not to run (by registry name); a disabled check is recorded as skipped."""
+
+    @model_validator(mode="after")
+    def _no_repeats(self) -> FilterSettings:
+        if len(set(self.disabled_checks)) != len(self.disabled_checks):
+            raise ValueError("disabled_checks names a check twice")
+        return self

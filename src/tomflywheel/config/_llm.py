@@ -1,0 +1,79 @@
+"""Settings of the embedded vLLM server and of the requests sent to any server."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, SecretStr, field_validator
+
+from tomflywheel.config._base import ENV_API_KEY, Strict, cache_root
+
+
+class EmbeddedServerSettings(Strict):
+    """The vLLM server that commands start and stop themselves when ``server: embedded``."""
+
+    model: Path | None = None
+    """A Hugging Face model folder; ``null`` serves the bundled SmolLM2-135M-Instruct."""
+    served_model_name: str = "smollm2-135m-instruct"
+    """The name requests use as ``model``."""
+    host: str = "127.0.0.1"
+    """Interface to bind; loopback by default."""
+    port: int | None = Field(default=None, ge=1, le=65535)
+    """Port to bind; ``null`` picks a free one."""
+    max_model_len: int = Field(default=2048, ge=128)
+    """Longest prompt + output in tokens."""
+    kv_cache_gib: int = Field(default=1, ge=1)
+    """KV cache size for the CPU build (``VLLM_CPU_KVCACHE_SPACE``)."""
+    enforce_eager: bool = True
+    """Skip torch.compile: ready in ~30 s instead of ~110 s on CPU."""
+    startup_timeout_s: float = Field(default=300.0, gt=0)
+    """How long to wait for ``/v1/models`` to answer."""
+    extra_args: list[str] = Field(default_factory=list)
+    """More ``vllm`` server arguments, passed as a list (never through a shell)."""
+
+
+class LLMSettings(Strict):
+    """How requests reach an OpenAI-compatible server."""
+
+    base_urls: list[str] = Field(default_factory=list)
+    """Endpoints ending in ``/v1``; several are balanced with failover. Ignored when embedded."""
+    model: str | None = None
+    """Model name sent with each request; embedded: the served model name."""
+    api_key_env: str = ENV_API_KEY
+    """Environment variable holding the API key (keys are never read from or written to files)."""
+    endpoint: Literal["chat", "completions"] = "chat"
+    """Which API generation prompts go to."""
+    concurrency: int = Field(default=16, ge=1)
+    """Requests in flight at once."""
+    timeout_s: float = Field(default=120.0, gt=0)
+    """Per-request timeout."""
+    max_retries: int = Field(default=4, ge=0)
+    """Retries on connection errors, timeouts, 429 and 5xx."""
+    backoff_initial_s: float = Field(default=0.5, gt=0)
+    """First retry delay; doubles each retry, with jitter."""
+    backoff_max_s: float = Field(default=20.0, gt=0)
+    """Longest delay between retries (a server's Retry-After is honoured up to 5x this)."""
+    cache: bool = True
+    """Keep every response, keyed by model + full request body, so re-runs send nothing."""
+    cache_path: Path | None = None
+    """The request cache file; ``null`` puts it in the user cache folder."""
+    structured_mode: Literal["json_schema", "tools"] = "json_schema"
+    """How instructor asks for structured output: JSON schema for vLLM, tools for OpenAI."""
+    structured_retries: int = Field(default=2, ge=0)
+    """Re-asks after a reply that fails validation, with the error fed back."""
+
+    api_key: SecretStr | None = Field(default=None, exclude=True)
+    """Resolved from the environment at load time; never serialized."""
+
+    @field_validator("base_urls")
+    @classmethod
+    def _urls_look_right(cls, value: list[str]) -> list[str]:
+        for url in value:
+            if not url.startswith(("http://", "https://")):
+                raise ValueError(f"{url!r} is not an http(s) URL")
+        return [url.rstrip("/") for url in value]
+
+    def resolved_cache_path(self) -> Path:
+        """The request cache file in use."""
+        return self.cache_path or cache_root() / "requests.sqlite"

@@ -1,0 +1,68 @@
+"""Settings of the feedback stage and of the flywheel loop."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import Field
+
+from tomflywheel.config._base import Strict
+
+
+class FeedbackSettings(Strict):
+    """Diagnosis of bad cases and synthesis of targeted training stories."""
+
+    unsure_margin: float = Field(default=0.5, ge=0.0)
+    """A right log-prob answer whose margin over the runner-up is below this (nats) is mined."""
+    llm_diagnosis: bool = True
+    """Ask the LLM to diagnose stories the engine cannot parse."""
+    cross_check_rate: float = Field(default=0.2, ge=0.0, le=1.0)
+    """Share of symbolically diagnosed cases also diagnosed by the LLM (agreement figure)."""
+    max_llm_diagnoses: int | None = Field(default=None, ge=0)
+    """Cap on LLM diagnosis requests per run (``null``: no cap)."""
+    budget: int = Field(default=120, ge=0)
+    """Candidate samples to synthesize in all (controls included)."""
+    min_per_weakness: int = Field(default=4, ge=1)
+    """Each weakness in the plan gets at least this many samples."""
+    controls: bool = True
+    """Add matched controls (true-belief twins; Kosinski's control variants)."""
+    diversity: float = Field(default=0.3, ge=0.0, le=1.0)
+    """Share of sentences rendered with non-benchmark phrasings."""
+    rationale: bool = True
+    """Attach a step-by-step rationale derived from the trace to each symbolic sample."""
+    seed: int = 0
+    """Seeds the plan and every generator it calls."""
+    adversarial: bool = False
+    """Keep only candidates the evaluated model fails (ExploreToM-style selection)."""
+    adversarial_pool: int = Field(default=3, ge=1)
+    """Candidates generated per sample wanted, when adversarial."""
+    adversarial_requests: int = Field(default=400, ge=0)
+    """Request budget of the adversarial selection."""
+    naturalize: bool = False
+    """Rewrite a share of symbolic stories as fluent prose (marked for verification)."""
+    naturalize_fraction: float = Field(default=0.25, ge=0.0, le=1.0)
+    """Share of symbolic samples to naturalize."""
+    free_form: bool = False
+    """Ask the LLM for new stories modelled on bad cases (unverified labels)."""
+    free_form_count: int = Field(default=8, ge=0)
+    """How many free-form stories."""
+
+
+class FlywheelSettings(Strict):
+    """The loop: evaluate -> feedback -> filter -> admit (-> train), round after round."""
+
+    rounds: int = Field(default=1, ge=1)
+    """Rounds to run."""
+    runs_dir: Path = Path("runs")
+    """Where runs are created (``runs/<run_id>/``)."""
+    train_dir: Path = Path("train_datasets")
+    """Where admitted data, rejects and the manifest go."""
+    train_name: str | None = None
+    """Name of the training set the rounds admit into; default ``flywheel-<run_id>``."""
+    filter_llm: bool = True
+    """Run the filter's LLM checks (rubric, extraction, k-solve) and repairs."""
+    repair_attempts: int | None = Field(default=None, ge=0)
+    """Rewrites per repairable candidate (default: the filter's setting)."""
+    reseed: bool = True
+    """Give each round's synthesis its own seed (``feedback.seed + round - 1``), so a round
+    that finds the same weaknesses still makes new stories."""

@@ -1,0 +1,119 @@
+"""The whole configuration file, loaded from YAML with errors naming file, line and key."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import Field, SecretStr, ValidationError
+
+from tomflywheel.config._base import ENV_API_KEY, ENV_BASE_URL, ENV_MODEL, Strict
+from tomflywheel.config._eval import EvalSettings, JudgeSettings
+from tomflywheel.config._filter import FilterSettings
+from tomflywheel.config._llm import EmbeddedServerSettings, LLMSettings
+from tomflywheel.config._loop import FeedbackSettings, FlywheelSettings
+from tomflywheel.errors import ConfigError
+
+
+class Settings(Strict):
+    """A whole configuration file."""
+
+    server: Literal["embedded", "external"] = "embedded"
+    """``embedded``: commands start and stop a local vLLM server; ``external``: use base_urls."""
+    embedded: EmbeddedServerSettings = Field(default_factory=EmbeddedServerSettings)
+    """Settings of the embedded server."""
+    llm: LLMSettings = Field(default_factory=LLMSettings)
+    """How requests are sent."""
+    eval: EvalSettings = Field(default_factory=EvalSettings)
+    """The evaluation."""
+    judge: JudgeSettings = Field(default_factory=JudgeSettings)
+    """The LLM judge."""
+    feedback: FeedbackSettings = Field(default_factory=FeedbackSettings)
+    """Diagnosis and synthesis."""
+    filter: FilterSettings = Field(default_factory=FilterSettings)
+    """Verification, scoring, deduplication, repair and admission of training data."""
+    flywheel: FlywheelSettings = Field(default_factory=FlywheelSettings)
+    """The loop."""
+
+    def snapshot(self) -> dict[str, Any]:
+        """The settings as plain data for ``results/<exp>/config.yaml``; secrets are left out."""
+        return self.model_dump(mode="json")
+
+
+def _node_line(node: yaml.Node | None, loc: tuple[int | str, ...]) -> int | None:
+    """1-based line of the YAML node at ``loc``, or of its closest existing parent."""
+    line = node.start_mark.line + 1 if node is not None else None
+    for key in loc:
+        if isinstance(node, yaml.MappingNode):
+            match = next((v for k, v in node.value if k.value == key), None)
+            if match is None:
+                return line
+            key_node = next(k for k, v in node.value if k.value == key)
+            line = key_node.start_mark.line + 1
+            node = match
+        elif isinstance(node, yaml.SequenceNode) and isinstance(key, int) and key < len(node.value):
+            node = node.value[key]
+            line = node.start_mark.line + 1
+        else:
+            return line
+    return line
+
+
+def _apply_env(data: dict[str, Any]) -> dict[str, Any]:
+    llm = dict(data.get("llm") or {})
+    if os.environ.get(ENV_BASE_URL):
+        llm["base_urls"] = [u.strip() for u in os.environ[ENV_BASE_URL].split(",") if u.strip()]
+        data["server"] = "external"
+    if os.environ.get(ENV_MODEL):
+        llm["model"] = os.environ[ENV_MODEL]
+    data["llm"] = llm
+    return data
+
+
+def parse_settings(text: str, source: Path | str = "<config>") -> Settings:
+    """Validate a YAML document into ``Settings``, applying environment overrides.
+
+    Raises:
+        ConfigError: Invalid YAML or an invalid key; names file, line, key and reason.
+    """
+    try:
+        node = yaml.compose(text)
+        data = yaml.safe_load(text) or {}
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        where = f"{source}:{mark.line + 1}" if mark else str(source)
+        raise ConfigError(f"{where}: invalid YAML: {getattr(err, 'problem', err)}") from err
+    if not isinstance(data, dict):
+        raise ConfigError(f"{source}: expected a mapping of settings at the top level")
+    if "api_key" in (data.get("llm") or {}):
+        raise ConfigError(
+            f"{source}:{_node_line(node, ('llm', 'api_key'))}: llm.api_key: keys are never read "
+            "from files; set the variable named by llm.api_key_env instead"
+        )
+    try:
+        settings = Settings.model_validate(_apply_env(data))
+    except ValidationError as err:
+        first = err.errors()[0]
+        loc = tuple(first["loc"])
+        key = ".".join(str(part) for part in loc)
+        raise ConfigError(f"{source}:{_node_line(node, loc)}: {key}: {first['msg']}") from err
+    key_var = ENV_API_KEY if os.environ.get(ENV_API_KEY) else settings.llm.api_key_env
+    if os.environ.get(key_var):
+        settings.llm.api_key = SecretStr(os.environ[key_var])
+    return settings
+
+
+def load_settings(path: Path) -> Settings:
+    """Load and validate a YAML config file.
+
+    Raises:
+        ConfigError: Missing file, invalid YAML or invalid keys (file, line, key and reason).
+    """
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as err:
+        raise ConfigError(f"{path}: cannot read config ({err.strerror})") from err
+    return parse_settings(text, path)

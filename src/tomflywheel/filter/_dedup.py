@@ -1,0 +1,292 @@
+"""Duplicate finding within the set (exact and near) and the contamination guard's eval index.
+
+Identity of a training item is its story *and* its question: a story usually carries several
+questions, and those are not duplicates of one another. Two items are near duplicates when
+their stories reach the Jaccard threshold and their questions ask the same thing: the same
+normalized text, or the same people (and numbers) named in the same order with similar words
+(so the mirrored "Does A think B ..." / "Does B think A ..." stay distinct, and so do
+counterfactuals about different lines), and the same correct answers: a near-identical story
+with another answer is a contrast (a false-belief story and its true-belief twin, a template
+filled with other objects), which training needs, not a copy. For the same reason two engine
+samples (with traces) whose events differ are never near duplicates, however alike their text
+(Kosinski-style controls differ from their false-belief twins by one label sentence).
+Completion items, whose question is empty, compare the story's last sentence instead.
+
+Contamination is decided on the story alone: a copied test story leaks every question about it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from tomflywheel._io import read_jsonl
+from tomflywheel.config import ContaminationSettings, DedupSettings
+from tomflywheel.filter._candidate import has_trace
+from tomflywheel.filter._minhash import (
+    Signer,
+    SimilarityIndex,
+    shingle_hashes,
+    text_key,
+    text_tokens,
+)
+from tomflywheel.schema import Sample
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+_WORD = re.compile(r"[A-Za-z][\w'-]*|\d+")
+
+
+def prompt_part(sample: Sample) -> str:
+    """The question, or for a completion item (empty question) the story's last sentence."""
+    if sample.question.strip():
+        return sample.question
+    sentences = [s for s in _SENTENCE_END.split(sample.story.strip()) if s.strip()]
+    return sentences[-1] if sentences else ""
+
+
+def story_text(sample: Sample) -> str:
+    """The text compared for similarity: the story, or the question when the story is empty."""
+    return sample.story if sample.story.strip() else sample.question
+
+
+def _names(text: str) -> tuple[str, ...]:
+    """The referents a text names, in order: numbers and mid-sentence capitalized words.
+
+    Questions that differ in these (people, places, line numbers) ask about different things.
+    """
+    names = []
+    last_end: int | None = None
+    for match in _WORD.finditer(text):
+        word = match.group()
+        opens = last_end is None or any(ch in ".?!" for ch in text[last_end : match.start()])
+        if word.isdigit() or (word[0].isupper() and not opens):
+            names.append(word.lower())
+        last_end = match.end()
+    return tuple(names)
+
+
+@dataclass(frozen=True, slots=True)
+class Features:
+    """What duplicate finding compares of one item."""
+
+    story_key: str
+    """The normalized story (the identity of the story's similarity group)."""
+    exact_key: str
+    """The normalized story and prompt (exact-duplicate identity)."""
+    shingles: np.ndarray
+    """The story's shingle hashes."""
+    prompt_key: str
+    prompt_words: frozenset[str]
+    names: tuple[str, ...]
+    answer_key: tuple[str, ...]
+    """The normalized correct answers, sorted."""
+    world: Mapping[str, Any] | None = None
+    """The story of an engine trace (events), when the sample has one."""
+
+
+def _story_part(story: str, shingle_size: int) -> tuple[str, np.ndarray]:
+    tokens = text_tokens(story)
+    return " ".join(tokens), shingle_hashes(tokens, shingle_size)
+
+
+def features(
+    sample: Sample, shingle_size: int, story: tuple[str, np.ndarray] | None = None
+) -> Features:
+    """The comparison features of a sample (``story``: its story part, computed already)."""
+    prompt = prompt_part(sample)
+    story_key, shingles = story or _story_part(story_text(sample), shingle_size)
+    prompt_key = text_key(prompt)
+    return Features(
+        story_key=story_key,
+        exact_key=f"{story_key}\x1f{prompt_key}",
+        shingles=shingles,
+        prompt_key=prompt_key,
+        prompt_words=frozenset(prompt_key.split()),
+        names=_names(prompt),
+        answer_key=tuple(sorted({text_key(a) for a in sample.answer.correct_answers})),
+        world=sample.meta["trace"]["story"] if has_trace(sample) else None,
+    )
+
+
+def same_question(left: Features, right: Features, threshold: float) -> bool:
+    """Whether two prompts ask the same thing (see the module doc)."""
+    if left.prompt_key == right.prompt_key:
+        return True
+    if left.names != right.names:
+        return False
+    union = len(left.prompt_words | right.prompt_words)
+    return bool(union) and len(left.prompt_words & right.prompt_words) / union >= threshold
+
+
+def _other_worlds(left: Features, right: Features) -> bool:
+    """Whether both items are engine stories with different events (a contrast, no copy)."""
+    return left.world is not None and right.world is not None and left.world != right.world
+
+
+@dataclass(frozen=True, slots=True)
+class Match:
+    """An earlier item a candidate duplicates."""
+
+    label: str
+    """Who it is: the sample id (and ``(admitted)`` for a sample admitted by an earlier run)."""
+    similarity: float
+    """Story Jaccard similarity (1.0 for exact duplicates)."""
+
+
+class DuplicateIndex:
+    """Items by exact key and by story similarity, keyed by input position.
+
+    Keys are input positions (0, 1, ...); samples admitted by earlier runs get negative keys, so
+    they count as earlier than every candidate. Items telling the same (normalized) story form
+    one group, indexed once in the LSH: a story with twelve questions costs one insert, and
+    consecutive questions about one story share one query.
+
+    Args:
+        settings: Thresholds, permutations and shingle size.
+    """
+
+    def __init__(self, settings: DedupSettings) -> None:
+        self.settings = settings
+        self.signer = Signer(settings.num_perm, settings.seed)
+        self._similar = SimilarityIndex(
+            self.signer, settings.near_duplicate_threshold, margin=settings.lsh_margin
+        )
+        self._exact: dict[str, int] = {}
+        self._labels: dict[int, str] = {}
+        self._groups: dict[str, int] = {}
+        self._members: list[list[tuple[int, Features]]] = []
+        self._last_query: tuple[str, int, list[tuple[int, float]]] | None = None
+        self._prior = 0
+
+    def features_many(self, samples: Sequence[Sample]) -> list[tuple[Features, np.ndarray]]:
+        """Features and MinHash signatures of many samples, each distinct story done once."""
+        stories: dict[str, tuple[str, np.ndarray]] = {}
+        feats = []
+        for sample in samples:
+            text = story_text(sample)
+            if text not in stories:
+                stories[text] = _story_part(text, self.settings.shingle_size)
+            feats.append(features(sample, self.settings.shingle_size, stories[text]))
+        order = {text: row for row, text in enumerate(stories)}
+        signatures = self.signer.sign([shingles for _, shingles in stories.values()])
+        rows = [order[story_text(sample)] for sample in samples]
+        return [(f, signatures[row]) for f, row in zip(feats, rows, strict=True)]
+
+    def add(self, key: int, label: str, feats: Features, signature: np.ndarray) -> None:
+        """Index one item (first occurrence of an exact key wins)."""
+        self._labels[key] = label
+        self._exact.setdefault(feats.exact_key, key)
+        group = self._groups.get(feats.story_key)
+        if group is None:
+            group = self._groups[feats.story_key] = len(self._members)
+            self._members.append([])
+            self._similar.add_many([group], [feats.shingles], signature[None, :])
+        self._members[group].append((key, feats))
+
+    def add_prior(self, samples: Iterable[Sample]) -> None:
+        """Index samples admitted by earlier runs (earlier than every candidate)."""
+        batch = list(samples)
+        for sample, (feats, signature) in zip(batch, self.features_many(batch), strict=True):
+            self._prior -= 1
+            self.add(self._prior, f"{sample.id} (admitted)", feats, signature)
+
+    def exact(self, feats: Features, *, before: int) -> Match | None:
+        """The first indexed item with the same normalized story and question, if earlier."""
+        key = self._exact.get(feats.exact_key)
+        if key is None or key >= before:
+            return None
+        return Match(self._labels[key], 1.0)
+
+    def _similar_groups(self, feats: Features, signature: np.ndarray) -> list[tuple[int, float]]:
+        size = len(self._members)
+        if self._last_query is not None and self._last_query[:2] == (feats.story_key, size):
+            return self._last_query[2]
+        found = self._similar.query(feats.shingles, signature)
+        self._last_query = (feats.story_key, size, found)
+        return found
+
+    def near(self, feats: Features, signature: np.ndarray, *, before: int) -> Match | None:
+        """The most similar earlier item with a near story, the same question and answer.
+
+        Exact duplicates are left to :meth:`exact`, so one copy is not reported twice.
+        """
+        for group, similarity in self._similar_groups(feats, signature):
+            for key, other in self._members[group]:
+                if key >= before or other.exact_key == feats.exact_key:
+                    continue
+                if other.answer_key != feats.answer_key or _other_worlds(feats, other):
+                    continue
+                if same_question(feats, other, self.settings.question_similarity):
+                    return Match(self._labels[key], similarity)
+        return None
+
+
+def eval_files(
+    eval_dir: Path, settings: ContaminationSettings, *, exclude: Iterable[Path] = ()
+) -> list[Path]:
+    """The evaluation JSONL files the guard protects, sorted (missing folders give none)."""
+    skip = {Path(p).resolve() for p in exclude}
+    names = set(settings.datasets) if settings.datasets is not None else None
+    found: set[Path] = set()
+    if eval_dir.is_dir():
+        found |= {p for p in eval_dir.glob("*.jsonl") if names is None or p.stem in names}
+    for extra in settings.extra_paths:
+        found |= set(extra.rglob("*.jsonl")) if extra.is_dir() else {extra}
+    return sorted(p for p in found if p.resolve() not in skip)
+
+
+class ContaminationIndex:
+    """Distinct evaluation stories in one LSH index, built once per run.
+
+    Args:
+        settings: Threshold, permutations and shingle size.
+    """
+
+    def __init__(self, settings: DedupSettings) -> None:
+        self.settings = settings
+        self.signer = Signer(settings.num_perm, settings.seed)
+        self._index = SimilarityIndex(
+            self.signer, settings.contamination_threshold, margin=settings.lsh_margin
+        )
+        self._labels: list[str] = []
+        self.files: list[Path] = []
+
+    @classmethod
+    def build(cls, settings: DedupSettings, files: Sequence[Path]) -> ContaminationIndex:
+        """Index the distinct stories of these files (each labelled by its first sample).
+
+        Raises:
+            DataError: A file is not valid JSONL.
+        """
+        index = cls(settings)
+        seen: set[str] = set()
+        shingle_sets = []
+        for path in files:
+            index.files.append(path)
+            for record in read_jsonl(path):
+                story = str(record.get("story") or "") or str(record.get("question") or "")
+                key = text_key(story)
+                if not key or key in seen:
+                    continue
+                seen.add(key)
+                index._labels.append(f"{path.stem}:{record.get('id')}")
+                shingle_sets.append(shingle_hashes(text_tokens(story), settings.shingle_size))
+        index._index.add_many(list(range(len(shingle_sets))), shingle_sets)
+        return index
+
+    def __len__(self) -> int:
+        return len(self._labels)
+
+    def match(self, sample: Sample) -> Match | None:
+        """The evaluation story this sample's story near-copies, most similar first."""
+        shingles = shingle_hashes(text_tokens(story_text(sample)), self.settings.shingle_size)
+        found = self._index.query(shingles)
+        if not found:
+            return None
+        key, similarity = found[0]
+        return Match(self._labels[key], similarity)

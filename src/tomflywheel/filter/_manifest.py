@@ -1,0 +1,138 @@
+"""Counts per check and reason, repair success and lineage, from verdicts; ``manifest.json``.
+
+The manifest is rebuilt from every name's verdict log each run, so it is cumulative, never loses
+another name's entry, and has the same bytes for the same logs (no timestamps, sorted keys).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tomflywheel._io import atomic_write_json, read_jsonl
+from tomflywheel.filter._registry import ordered_checks
+from tomflywheel.schema import CheckStatus, QualityDecision, QualityVerdict
+
+
+@dataclass
+class CheckCount:
+    """How one check went over a set of verdicts."""
+
+    check: str
+    passed: int = 0
+    """Final version passed (and the first did too)."""
+    rejected: int = 0
+    """Rejected candidates whose final version failed it."""
+    repaired: int = 0
+    """Accepted candidates whose first version failed it."""
+    skipped: dict[str, int] = field(default_factory=dict)
+    """Did not run on the final version, by why (``no_llm``, ``disabled``, ...)."""
+
+    def as_dict(self) -> dict[str, Any]:
+        """Plain data."""
+        return {
+            "passed": self.passed,
+            "rejected": self.rejected,
+            "repaired": self.repaired,
+            "skipped": dict(sorted(self.skipped.items())),
+        }
+
+
+def check_counts(verdicts: Iterable[QualityVerdict]) -> list[CheckCount]:
+    """Per-check counts in check order."""
+    counts = {c.name: CheckCount(c.name) for c in ordered_checks()}
+    for verdict in verdicts:
+        first = {r.check: r for r in verdict.attempts[0].checks}
+        accepted = verdict.decision is QualityDecision.ACCEPTED
+        for result in verdict.attempts[-1].checks:
+            count = counts.setdefault(result.check, CheckCount(result.check))
+            if result.status is CheckStatus.SKIPPED:
+                why = result.reason or "unknown"
+                count.skipped[why] = count.skipped.get(why, 0) + 1
+            elif result.status is CheckStatus.FAILED:
+                count.rejected += 0 if accepted else 1
+            elif accepted and first.get(result.check, result).failed:
+                count.repaired += 1
+            else:
+                count.passed += 1
+    return list(counts.values())
+
+
+def reason_counts(verdicts: Iterable[QualityVerdict]) -> dict[str, int]:
+    """How many rejected candidates each reason code applies to, most frequent first."""
+    counter = Counter(reason for verdict in verdicts for reason in verdict.reasons)
+    return dict(sorted(counter.items(), key=lambda pair: (-pair[1], pair[0])))
+
+
+def _diagnosis(lineage: Mapping[str, Any]) -> str:
+    value = lineage.get("diagnosis")
+    if isinstance(value, Mapping):
+        value = value.get("category")
+    return str(value) if value else "none"
+
+
+def lineage_summary(verdicts: Iterable[QualityVerdict]) -> dict[str, dict[str, int]]:
+    """Accepted samples per origin, generator, plan id and diagnosis category."""
+    tallies: dict[str, Counter[str]] = {k: Counter() for k in ("origin", "generator", "plan_id")}
+    tallies["diagnosis"] = Counter()
+    for verdict in verdicts:
+        if verdict.decision is not QualityDecision.ACCEPTED or verdict.sample is None:
+            continue
+        lineage = verdict.sample.meta.get("lineage")
+        lineage = lineage if isinstance(lineage, Mapping) else {}
+        tallies["origin"][verdict.origin] += 1
+        tallies["generator"][str(lineage.get("generator") or "none")] += 1
+        tallies["plan_id"][str(lineage.get("plan_id") or "none")] += 1
+        tallies["diagnosis"][_diagnosis(lineage)] += 1
+    return {key: dict(sorted(counter.items())) for key, counter in tallies.items()}
+
+
+def repair_attempted(verdict: QualityVerdict) -> bool:
+    """Whether a rewrite was tried (produced, or asked for and failed)."""
+    return len(verdict.attempts) > 1 or any(a.repair_failure for a in verdict.attempts)
+
+
+def manifest_entry(name: str, verdicts: list[QualityVerdict]) -> dict[str, Any]:
+    """The manifest entry of one training set name."""
+    accepted = [v for v in verdicts if v.decision is QualityDecision.ACCEPTED]
+    attempted = sum(repair_attempted(v) for v in verdicts)
+    repaired = sum(v.repaired for v in verdicts)
+    checks = check_counts(verdicts)
+    return {
+        "admitted_file": f"{name}.jsonl",
+        "rejected_file": f"rejected/{name}.jsonl",
+        "verdicts_file": f"verdicts/{name}.jsonl",
+        "candidates": len(verdicts),
+        "accepted": len(accepted),
+        "rejected": len(verdicts) - len(accepted),
+        "checks": {c.check: c.as_dict() for c in checks},
+        "checks_not_run": {
+            c.check: dict(sorted(c.skipped.items()))
+            for c in checks
+            if any(why in ("no_llm", "disabled") for why in c.skipped)
+        },
+        "reasons": reason_counts(verdicts),
+        "repair": {
+            "attempted": attempted,
+            "succeeded": repaired,
+            "success_rate": round(repaired / attempted, 4) if attempted else None,
+        },
+        "inputs": dict(sorted(Counter(v.input_file for v in verdicts).items())),
+        "config_hashes": dict(sorted(Counter(v.config_hash for v in verdicts).items())),
+        "lineage": lineage_summary(verdicts),
+    }
+
+
+def write_manifest(train_dir: Path) -> Path:
+    """Rebuild ``manifest.json`` from every verdict log under ``train_dir``; returns its path."""
+    train_dir = Path(train_dir)
+    entries = {}
+    for log in sorted((train_dir / "verdicts").glob("*.jsonl")):
+        verdicts = list(read_jsonl(log, QualityVerdict, tolerate_partial_tail=True))
+        entries[log.stem] = manifest_entry(log.stem, verdicts)
+    path = train_dir / "manifest.json"
+    atomic_write_json(path, {"datasets": entries})
+    return path

@@ -1,0 +1,285 @@
+"""``run_filter``: the filter stage as one function, from an input JSONL to admitted data."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import json
+import logging
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tomflywheel.config import FilterSettings, LLMSettings, Settings
+from tomflywheel.errors import ConfigError
+from tomflywheel.filter._admit import StoreState, TrainStore
+from tomflywheel.filter._candidate import Candidate, read_candidates
+from tomflywheel.filter._context import CheckContext
+from tomflywheel.filter._dedup import ContaminationIndex, DuplicateIndex, eval_files
+from tomflywheel.filter._llm import LLMWork
+from tomflywheel.filter._manifest import (
+    CheckCount,
+    check_counts,
+    reason_counts,
+    repair_attempted,
+    write_manifest,
+)
+from tomflywheel.filter._pipeline import Decider, OrderedSink, decide_all, is_fatal
+from tomflywheel.filter._registry import CHECKS
+from tomflywheel.llm import ContentClient, llm_endpoint
+from tomflywheel.schema import CheckResult, QualityDecision, QualityVerdict
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class FilterSummary:
+    """What one filter run did and where its files are."""
+
+    name: str
+    input_path: Path
+    admitted_path: Path
+    rejected_path: Path
+    verdicts_path: Path
+    manifest_path: Path
+    config_hash: str
+    candidates: int = 0
+    """Records in the input."""
+    already_decided: int = 0
+    """Candidates an earlier run decided (skipped)."""
+    already_admitted: int = 0
+    """Candidates whose record an earlier run admitted from another input (skipped)."""
+    verdicts: list[QualityVerdict] = field(default_factory=list)
+    """This run's verdicts, in input order."""
+    guarded: list[Path] = field(default_factory=list)
+    """Evaluation files the contamination guard protected."""
+    used_llm: bool = False
+    """Whether LLM checks could run (false with ``--no-llm``)."""
+    usage: dict[str, Any] = field(default_factory=dict)
+    """LLM request accounting (empty when no LLM was needed)."""
+
+    @property
+    def accepted(self) -> int:
+        """Candidates admitted this run."""
+        return sum(v.decision is QualityDecision.ACCEPTED for v in self.verdicts)
+
+    @property
+    def rejected(self) -> int:
+        """Candidates rejected this run."""
+        return len(self.verdicts) - self.accepted
+
+    @property
+    def repaired(self) -> int:
+        """Candidates admitted after a rewrite."""
+        return sum(v.repaired for v in self.verdicts)
+
+    @property
+    def repair_attempted(self) -> int:
+        """Candidates a rewrite was tried for."""
+        return sum(repair_attempted(v) for v in self.verdicts)
+
+    @property
+    def checks(self) -> list[CheckCount]:
+        """Pass / reject / repaired / skipped counts per check, this run."""
+        return check_counts(self.verdicts)
+
+    @property
+    def reasons(self) -> dict[str, int]:
+        """Rejected candidates per reason code, this run."""
+        return reason_counts(self.verdicts)
+
+
+def config_hash(settings: Settings, filter_settings: FilterSettings, **extra: Any) -> str:
+    """A hash of everything that decides verdicts: filter settings, judge model, eval prompts."""
+    judge = settings.judge.llm
+    model = judge.model if judge is not None else settings.llm.model
+    if judge is None and settings.server == "embedded":
+        model = settings.embedded.served_model_name
+    data = {
+        "filter": filter_settings.model_dump(mode="json"),
+        "model": model,
+        "prompts": {
+            "system": settings.eval.system_prompt,
+            "templates": settings.eval.templates.model_dump(mode="json"),
+        },
+        **extra,
+    }
+    text = json.dumps(data, sort_keys=True, ensure_ascii=False)
+    return hashlib.blake2b(text.encode("utf-8"), digest_size=8).hexdigest()
+
+
+@contextlib.contextmanager
+def judge_endpoint(
+    settings: Settings, on_status: Callable[[str], None] | None
+) -> Iterator[LLMSettings]:
+    """The judge's LLM settings: ``judge.llm`` when set, else the (maybe embedded) main server."""
+    if settings.judge.llm is not None:
+        yield settings.judge.llm
+        return
+    with llm_endpoint(settings, on_status) as llm:
+        yield llm
+
+
+def _validate(filter_settings: FilterSettings) -> None:
+    unknown = [name for name in filter_settings.disabled_checks if name not in CHECKS]
+    if unknown:
+        known = ", ".join(CHECKS.names())
+        raise ConfigError(f"filter.disabled_checks: unknown check(s) {unknown} (known: {known})")
+
+
+def _first_pass(
+    candidates: list[Candidate], decider: Decider, duplicates: DuplicateIndex
+) -> dict[int, list[CheckResult]]:
+    """Record and set results of every candidate as given, building the duplicate index.
+
+    Every candidate that has no fatal failure enters the index, decided earlier or not, so a
+    resumed run compares each candidate with exactly what a single run would have.
+    """
+    valid = [c for c in candidates if c.sample is not None]
+    computed = duplicates.features_many([c.sample for c in valid if c.sample is not None])
+    feats = {c.index: item for c, item in zip(valid, computed, strict=True)}
+    statics = {}
+    for candidate in candidates:
+        results = decider.static(candidate, feats.get(candidate.index))
+        statics[candidate.index] = results
+        if candidate.index in feats and not is_fatal(results):
+            duplicates.add(candidate.index, candidate.id, *feats[candidate.index])
+    return statics
+
+
+def run_filter(
+    settings: Settings,
+    *,
+    input_path: Path,
+    name: str | None = None,
+    use_llm: bool = True,
+    repair_attempts: int | None = None,
+    filter_settings: FilterSettings | None = None,
+    train_dir: Path = Path("train_datasets"),
+    eval_dir: Path = Path("datasets"),
+    on_progress: Callable[[int, int], None] | None = None,
+    on_status: Callable[[str], None] | None = None,
+) -> FilterSummary:
+    """Check, verify, deduplicate, repair and admit the candidates of one JSONL file.
+
+    Resumable and idempotent: candidates decided by an earlier run (same id and record) and
+    records already admitted are skipped; verdicts, admitted samples and rejects are appended
+    line-atomically in input order; ``manifest.json`` is rebuilt at the end.
+
+    Args:
+        settings: The configuration (LLM server, judge model, evaluation prompts).
+        input_path: Normalized JSONL candidates (synthetic or an external set).
+        name: Training set name (default: the input's stem).
+        use_llm: Run the LLM checks and repairs (rubric, extraction, k-solve, rewrite).
+        repair_attempts: Rewrites per candidate (default: ``filter_settings.repair.attempts``).
+        filter_settings: Thresholds and switches (default: ``settings.filter``).
+        train_dir: Where admitted data, rejects, verdicts and the manifest go.
+        eval_dir: The evaluation sets the contamination guard protects.
+        on_progress: Called with (decided, to decide) as candidates are decided.
+        on_status: Called with one-line status messages.
+
+    Raises:
+        DataError: The input (or a guarded evaluation file) cannot be read.
+        ConfigError: Unknown disabled check, bad name, or no usable LLM server configured.
+        ServerError: The LLM server could not be started or reached.
+    """
+    fs = filter_settings or settings.filter
+    _validate(fs)
+    input_path = Path(input_path)
+    repairs = fs.repair.attempts if repair_attempts is None else repair_attempts
+    chash = config_hash(settings, fs, use_llm=use_llm, repair_attempts=repairs)
+    with TrainStore(Path(train_dir), name or input_path.stem) as store:
+        summary = FilterSummary(
+            name=store.name,
+            input_path=input_path,
+            admitted_path=store.admitted_path,
+            rejected_path=store.rejected_path,
+            verdicts_path=store.verdicts_path,
+            manifest_path=store.manifest_path,
+            config_hash=chash,
+            used_llm=use_llm,
+        )
+        candidates = list(read_candidates(input_path))
+        summary.candidates = len(candidates)
+        state = store.load()
+        context = _context(fs, use_llm, candidates, state, store, eval_dir, summary, on_status)
+        decider = Decider(context, repairs, chash, str(input_path))
+        statics = _first_pass(candidates, decider, context.duplicates)  # type: ignore[arg-type]
+        pending = _pending(candidates, state, summary)
+        logger.info("%s: %d candidates, %d to decide", store.name, len(candidates), len(pending))
+        sink = OrderedSink([c.index for c in pending], lambda v: store.write(v, state), on_progress)
+        if decider.wants_llm([(c, statics[c.index]) for c in pending]):
+            with judge_endpoint(settings, on_status) as llm_settings:
+                summary.usage = asyncio.run(
+                    _decide_with_llm(decider, pending, statics, sink, llm_settings, settings, fs)
+                )
+        else:
+            asyncio.run(decide_all(decider, pending, statics, sink, llm=None))
+        summary.verdicts = sink.decided_in_order()
+    write_manifest(Path(train_dir))
+    return summary
+
+
+def _pending(
+    candidates: list[Candidate], state: StoreState, summary: FilterSummary
+) -> list[Candidate]:
+    """The candidates still to decide; counts the ones skipped in the summary."""
+    pending = []
+    for candidate in candidates:
+        if (candidate.id, candidate.input_hash) in state.decided:
+            summary.already_decided += 1
+        elif candidate.input_hash in state.admitted_inputs:
+            summary.already_admitted += 1
+        else:
+            pending.append(candidate)
+    return pending
+
+
+async def _decide_with_llm(
+    decider: Decider,
+    pending: list[Candidate],
+    statics: dict[int, list[CheckResult]],
+    sink: OrderedSink,
+    llm_settings: LLMSettings,
+    settings: Settings,
+    fs: FilterSettings,
+) -> dict[str, Any]:
+    async with ContentClient(llm_settings) as client:
+        work = LLMWork(client, fs, settings.eval)
+        await decide_all(decider, pending, statics, sink, llm=work)
+        return client.stats.as_dict()
+
+
+def _context(
+    fs: FilterSettings,
+    use_llm: bool,
+    candidates: list[Candidate],
+    state: StoreState,
+    store: TrainStore,
+    eval_dir: Path,
+    summary: FilterSummary,
+    on_status: Callable[[str], None] | None,
+) -> CheckContext:
+    inputs = {c.input_hash for c in candidates}
+    prior = [s for s in state.admitted if s.meta.get("filter", {}).get("input_hash") not in inputs]
+    first_ids = {sample.id: -1 for sample in prior}
+    for candidate in candidates:
+        first_ids.setdefault(candidate.id, candidate.index)
+    duplicates = DuplicateIndex(fs.dedup)
+    duplicates.add_prior(prior)
+    contamination = None
+    if "contamination" not in fs.disabled_checks:
+        files = eval_files(Path(eval_dir), fs.contamination, exclude=[store.admitted_path])
+        contamination = ContaminationIndex.build(fs.dedup, files)
+        summary.guarded = files
+        if on_status is not None:
+            on_status(f"contamination guard: {len(contamination):,} stories in {len(files)} files")
+    return CheckContext(
+        settings=fs,
+        use_llm=use_llm,
+        duplicates=duplicates,
+        contamination=contamination,
+        first_ids=first_ids,
+    )

@@ -1,0 +1,75 @@
+"""Free-form label verification: the judge model answers a sample k times, prompted as in eval.
+
+Each trial shows choice options in its own seeded order (so a position bias cannot pass as
+agreement) and samples with its own stable seed; answers are read by the evaluation's rules.
+"""
+
+from __future__ import annotations
+
+from tomflywheel._rng import rng_for, stable_seed
+from tomflywheel.config import EvalSettings, SolveSettings
+from tomflywheel.errors import LLMRequestError
+from tomflywheel.evaluation import ShuffledOptions, render_prompt
+from tomflywheel.evaluation.judge import judge_by_rules
+from tomflywheel.filter._checks_record import is_completion
+from tomflywheel.filter._evidence import SolveTrial
+from tomflywheel.llm import ContentClient
+from tomflywheel.schema import Prediction, QAKind, Sample, Verdict
+
+_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def trial_options(sample: Sample, trial: int) -> ShuffledOptions | None:
+    """The options of one trial in a seeded order; None for open QA."""
+    if sample.kind is QAKind.OPEN:
+        return None
+    order = list(range(len(sample.options)))
+    rng_for("filter-solve-options", f"{sample.id}:{trial}").shuffle(order)
+    n_correct = len(sample.answer.correct_answers)
+    gold = [_LETTERS[position] for position, index in enumerate(order) if index < n_correct]
+    return ShuffledOptions([sample.options[i] for i in order], order, gold)
+
+
+def trial_seed(sample: Sample, trial: int) -> int:
+    """The sampling seed of one trial."""
+    return stable_seed("filter-solve", f"{sample.id}:{trial}") % (2**31)
+
+
+async def solve_once(
+    client: ContentClient,
+    sample: Sample,
+    trial: int,
+    *,
+    settings: SolveSettings,
+    eval_settings: EvalSettings,
+) -> SolveTrial:
+    """One trial: ask, then judge the reply against the label with the rules judge."""
+    shuffled = trial_options(sample, trial)
+    prompt = render_prompt(
+        sample,
+        completion=is_completion(sample),
+        shuffled=shuffled,
+        settings=eval_settings,
+        endpoint="chat",
+    )
+    try:
+        reply = await client.chat(
+            prompt.messages or [],
+            temperature=settings.temperature,
+            seed=trial_seed(sample, trial),
+            max_tokens=settings.max_tokens,
+        )
+    except LLMRequestError as err:
+        return SolveTrial(trial, None, False, str(err))
+    prediction = Prediction(
+        sample_id=sample.id,
+        trial=trial,
+        mode="generate",
+        endpoint="chat",
+        options=shuffled.options if shuffled else None,
+        option_map=shuffled.option_map if shuffled else None,
+        gold_letters=shuffled.gold_letters if shuffled else None,
+        raw_output=reply.text,
+    )
+    result = judge_by_rules(sample, prediction)
+    return SolveTrial(trial, result.answer, result.verdict is Verdict.CORRECT)
