@@ -10,7 +10,16 @@ from rich.markup import escape
 
 from tomflywheel import __version__
 from tomflywheel.cli._common import err, setup_logging
+from tomflywheel.cli._datasets import datasets_app
+from tomflywheel.cli._eval import eval_command, example_command
+from tomflywheel.cli._feedback import feedback_app
+from tomflywheel.cli._filter import filter_command
+from tomflywheel.cli._flywheel import flywheel_command
+from tomflywheel.cli._generate import generate_command, stats_command
+from tomflywheel.cli._report import report_app
 from tomflywheel.cli._serve import serve
+from tomflywheel.cli._train import train_command
+from tomflywheel.cli._world import world_app
 from tomflywheel.errors import TomflywheelError
 
 app = typer.Typer(
@@ -44,6 +53,17 @@ def _root(
 
 
 app.command("serve")(serve)
+app.command("eval")(eval_command)
+app.command("flywheel")(flywheel_command)
+app.command("example")(example_command)
+app.command("train")(train_command)
+app.command("filter")(filter_command)
+app.add_typer(report_app, name="report")
+app.add_typer(feedback_app, name="feedback")
+app.add_typer(datasets_app, name="datasets")
+app.add_typer(world_app, name="world")
+datasets_app.command("generate")(generate_command)
+datasets_app.command("stats")(stats_command)
 
 
 def main() -> None:

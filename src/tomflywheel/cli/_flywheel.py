@@ -1,0 +1,76 @@
+"""``tomflywheel flywheel``: the whole loop, round after round, with a final summary."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from tomflywheel.cli._common import ConfigOption, load, out, status
+from tomflywheel.cli._eval import rich_progress
+from tomflywheel.config import DEFAULT_CONFIG
+from tomflywheel.flywheel import run_flywheel
+
+
+def _pct(value: float | None) -> str:
+    return "–" if value is None else f"{100 * value:.1f}"
+
+
+def rounds_table(rounds: list[dict[str, Any]]) -> Table:
+    """Accuracy per dataset and round, then what each round made and admitted."""
+    table = Table(title="Flywheel summary")
+    table.add_column("round", justify="right")
+    table.add_column("dataset")
+    table.add_column("n", justify="right")
+    table.add_column("acc %", justify="right")
+    table.add_column("95% CI", justify="right")
+    for summary in rounds:
+        for dataset, entry in summary["accuracy"].items():
+            overall = entry["overall"]
+            ci = overall["ci95"]
+            table.add_row(
+                str(summary["round"]),
+                escape(dataset),
+                str(overall["n"]),
+                _pct(overall["accuracy"]),
+                f"{_pct(ci[0])}–{_pct(ci[1])}" if ci else "",
+            )
+    return table
+
+
+def flywheel_command(
+    config: ConfigOption = DEFAULT_CONFIG,
+    rounds: Annotated[
+        int | None, typer.Option(min=1, help="Rounds (default: from config).")
+    ] = None,
+    run_dir: Annotated[
+        Path | None, typer.Option(help="Run folder to create or resume (runs/<run_id>).")
+    ] = None,
+) -> None:
+    """Evaluate, diagnose, synthesize, filter and admit, round after round (resumable)."""
+    settings = load(config)
+    result = run_flywheel(
+        settings, rounds=rounds, run_dir=run_dir, progress=rich_progress, on_status=status
+    )
+    if result.skipped:
+        status(f"resumed: {len(result.skipped)} finished stage(s) skipped")
+    out.print(rounds_table(result.rounds))
+    for summary in result.rounds:
+        f = summary["filter"]
+        profile = summary["error_profile"] or {}
+        top = ", ".join(f"{k} {v}" for k, v in list((profile.get("by_category") or {}).items())[:4])
+        reasons = ", ".join(f"{k} {v}" for k, v in (f.get("reject_reasons") or {}).items())
+        out.print(
+            f"round {summary['round']}: {profile.get('total') or 0} bad cases ({top or 'none'}) · "
+            f"{summary['candidates']['total']} candidates · admitted {f.get('admitted', 0)} · "
+            f"rejected {f.get('rejected', 0)}"
+            + (f" ({escape(reasons)})" if reasons else "")
+            + f" · {summary['requests']} requests · "
+            + " ".join(f"{k} {v:.0f}s" for k, v in summary["seconds"].items())
+        )
+    out.print(f"run: {result.run_dir}")
+    out.print(f"training set: {settings.flywheel.train_dir / result.manifest.train_name}.jsonl")
+    out.print(f"report: {result.report}")

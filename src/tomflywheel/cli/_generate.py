@@ -1,0 +1,101 @@
+"""``tomflywheel datasets generate`` and ``datasets stats``: synthetic samples and their figures."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from statistics import mean
+from typing import Annotated, Any
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from tomflywheel.cli._common import out
+from tomflywheel.errors import ConfigError
+from tomflywheel.schema import read_samples
+from tomflywheel.world import GENERATORS, DatasetStats, dataset_stats, write_generated
+
+
+def _params(text: str | None) -> dict[str, Any]:
+    if not text:
+        return {}
+    source = Path(text)
+    raw = source.read_text(encoding="utf-8") if source.is_file() else text
+    try:
+        data = json.loads(raw)
+    except json.JSONDecodeError as err:
+        raise ConfigError(f"--params: not a JSON object or file ({err.msg})") from err
+    if not isinstance(data, dict):
+        raise ConfigError("--params: expected a JSON object")
+    return data
+
+
+def generate_command(
+    kind: Annotated[str, typer.Argument(help=f"Generator: {', '.join(GENERATORS.names())}.")],
+    n: Annotated[int, typer.Option("--n", min=0, help="Number of stories.")] = 100,
+    seed: Annotated[int, typer.Option(help="Seed; the same seed gives the same bytes.")] = 0,
+    out_path: Annotated[Path, typer.Option("--out", "-o", help="Output JSONL file.")] = Path(
+        "datasets/synthetic.jsonl"
+    ),
+    diversity: Annotated[
+        float, typer.Option(min=0.0, max=1.0, help="Share of sentences in non-benchmark wording.")
+    ] = 0.0,
+    controls: Annotated[
+        bool, typer.Option(help="Also write matched control items (true-belief twins).")
+    ] = False,
+    params: Annotated[
+        str | None,
+        typer.Option(
+            help="More generator parameters: a JSON object or a JSON file "
+            "(e.g. '{\"orders\": [1, 2]}' for tomi)."
+        ),
+    ] = None,
+) -> None:
+    """Generate synthetic ToM samples with the world engine and write them as JSONL."""
+    extra = _params(params)
+    count = write_generated(
+        GENERATORS.get(kind).name,
+        out_path,
+        **{**extra, "n": n, "seed": seed, "diversity": diversity, "controls": controls},
+    )
+    out.print(f"[bold]{count}[/bold] samples written to [bold]{escape(str(out_path))}[/bold]")
+
+
+def _counter_table(title: str, counts: dict[str, int]) -> Table:
+    table = Table(title=title)
+    table.add_column("value", overflow="fold")
+    table.add_column("count", justify="right")
+    for value, count in sorted(counts.items(), key=lambda item: (-item[1], item[0])):
+        table.add_row(escape(value), str(count))
+    return table
+
+
+def _render(stats: DatasetStats) -> None:
+    out.print(f"[bold]{stats.samples}[/bold] samples")
+    out.print(_counter_table("QA kinds", dict(stats.kinds)))
+    for name, counts in stats.meta.items():
+        out.print(_counter_table(f"by {name}", dict(counts)))
+    if not stats.traced:
+        return
+    out.print(
+        f"{stats.traced} traced samples, {stats.stories} stories; agents per story "
+        f"{min(stats.agents)}-{max(stats.agents)} (mean {mean(stats.agents):.1f}); events per "
+        f"story {min(stats.events)}-{max(stats.events)} (mean {mean(stats.events):.1f})"
+    )
+    out.print(_counter_table("event types", dict(stats.event_types)))
+    out.print(_counter_table("chain depths", dict(stats.chain_depths)))
+    if stats.targeted:
+        table = Table(title="targeted perturbations")
+        for column in ("question type", "targeted", "total", "rate"):
+            table.add_column(column, justify="left" if column == "question type" else "right")
+        for qtype, (hit, total) in sorted(stats.targeted.items()):
+            table.add_row(escape(qtype), str(hit), str(total), f"{hit / total:.0%}")
+        out.print(table)
+
+
+def stats_command(
+    path: Annotated[Path, typer.Argument(help="A normalized JSONL file (generated or imported).")],
+) -> None:
+    """Counts and distributions of a dataset (stories, events and targeted rates if traced)."""
+    _render(dataset_stats(read_samples(path)))

@@ -1,0 +1,154 @@
+"""``tomflywheel train``: supervised fine-tuning of a causal LM on a training data file."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.table import Table
+
+from tomflywheel.cli._common import ConfigOption, err, load, out, status
+from tomflywheel.config import DEFAULT_CONFIG
+from tomflywheel.train import LoraSettings, TrainProgress, TrainResult, TrainSettings, train_model
+
+
+@contextlib.contextmanager
+def _train_progress() -> Iterator[TrainProgress]:
+    """One bar counting optimizer steps, with the last step's loss, on stderr."""
+    columns = (
+        TextColumn("[bold]train"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("loss {task.fields[loss]}"),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+    )
+    with Progress(*columns, console=err) as progress:
+        task = progress.add_task("train", total=None, loss="…")
+
+        def update(done: int, total: int, loss: float) -> None:
+            progress.update(task, completed=done, total=total, loss=f"{loss:.4f}")
+
+        yield update
+
+
+def _print_summary(result: TrainResult) -> None:
+    """First and last loss, steps, time, what was dropped, and how to serve the model."""
+    table = Table(title="Fine-tuning", show_header=False)
+    table.add_column("what", style="bold")
+    table.add_column("value")
+    table.add_row("steps", str(result.steps))
+    table.add_row("loss", f"{result.losses[0]:.4f} → {result.losses[-1]:.4f}")
+    table.add_row("samples", f"{result.samples} ({result.with_rationale} with a rationale)")
+    if result.too_long:
+        table.add_row("dropped", f"{len(result.too_long)} longer than max_length")
+    table.add_row("tokens", f"{result.tokens_seen:,} seen, {result.target_tokens:,} with loss")
+    table.add_row("parameters trained", f"{result.trainable_parameters:,}")
+    table.add_row("device", result.device)
+    table.add_row("time", f"{result.seconds:.1f} s")
+    table.add_row("model", escape(str(result.output_dir)))
+    out.print(table)
+    out.print(f"serve it: tomflywheel serve --model {escape(str(result.output_dir))}")
+
+
+def train_command(
+    data: Annotated[
+        Path,
+        typer.Option(exists=True, dir_okay=False, help="Training JSONL (one sample per line)."),
+    ],
+    out_dir: Annotated[
+        Path, typer.Option("--out", help="Folder to write the fine-tuned model to.")
+    ],
+    config: ConfigOption = DEFAULT_CONFIG,
+    base: Annotated[
+        Path | None,
+        typer.Option(help="Base Hugging Face model folder (default: the bundled SmolLM2)."),
+    ] = None,
+    steps: Annotated[
+        int | None, typer.Option(min=1, help="Optimizer steps (overrides --epochs).")
+    ] = None,
+    epochs: Annotated[float, typer.Option(min=0.01, help="Passes over the data.")] = 1.0,
+    batch_size: Annotated[int, typer.Option(min=1, help="Samples per micro-batch.")] = 8,
+    gradient_accumulation: Annotated[
+        int, typer.Option(min=1, help="Micro-batches per optimizer step.")
+    ] = 1,
+    learning_rate: Annotated[
+        float | None,
+        typer.Option(help="Peak learning rate (default: 2e-5 full, 2e-4 LoRA)."),
+    ] = None,
+    seed: Annotated[int, typer.Option(help="Seed of the data order and torch.")] = 0,
+    max_length: Annotated[
+        int, typer.Option(min=16, help="Longest sample in tokens; longer ones are dropped.")
+    ] = 1024,
+    lora: Annotated[
+        bool,
+        typer.Option(
+            "--lora/--full",
+            help="Train LoRA adapters (needs peft; merged on save) or every weight.",
+        ),
+    ] = False,
+    lora_rank: Annotated[int, typer.Option(min=1, help="LoRA rank.")] = 16,
+    rationale: Annotated[
+        bool,
+        typer.Option(
+            "--rationale/--no-rationale",
+            help="Teach each sample's meta.rationale before 'Answer: ...' where it has one.",
+        ),
+    ] = False,
+    device: Annotated[
+        str, typer.Option(help="auto, cpu, cuda or cuda:N (auto: CUDA when available).")
+    ] = "auto",
+    threads: Annotated[
+        int | None,
+        typer.Option(min=1, help="CPU threads for torch (default: torch's; 1 on a busy machine)."),
+    ] = None,
+    overwrite: Annotated[
+        bool, typer.Option(help="Replace --out if it exists and is not empty.")
+    ] = False,
+) -> None:
+    """Fine-tune a causal LM on training samples, prompted as the evaluation prompts them."""
+    eval_settings = load(config).eval
+    try:
+        settings = TrainSettings(
+            steps=steps,
+            epochs=epochs,
+            batch_size=batch_size,
+            gradient_accumulation=gradient_accumulation,
+            learning_rate=learning_rate,
+            seed=seed,
+            max_length=max_length,
+            rationale=rationale,
+            lora=LoraSettings(enabled=lora, rank=lora_rank, alpha=2 * lora_rank),
+            device=device,
+            threads=threads,
+        )
+    except ValueError as error:
+        raise typer.BadParameter(str(error)) from error
+    if base is None:
+        from tomflywheel.llm import ensure_default_model
+
+        base = ensure_default_model(on_status=status)
+    status(f"fine-tuning {base} on {data} → {out_dir}")
+    with _train_progress() as on_progress:
+        result = train_model(
+            data,
+            base=base,
+            out=out_dir,
+            settings=settings,
+            eval_settings=eval_settings,
+            on_progress=on_progress,
+            overwrite=overwrite,
+        )
+    _print_summary(result)
