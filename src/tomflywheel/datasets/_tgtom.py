@@ -22,6 +22,7 @@ from tomflywheel.datasets._registry import IMPORTERS
 from tomflywheel.datasets._task import TaskSpec, register_task
 from tomflywheel.errors import DataError
 from tomflywheel.schema import Sample
+from tomflywheel.world import ANSWER_FORMATS
 
 RULES = (
     "Assume: an agent sees every event in the room until the agent exits, except that a mover "
@@ -66,13 +67,7 @@ KINDS = {
     "Q8": "line",
     **dict.fromkeys(("Q9", "Q11", "Q13"), "common_knowledge"),
 }
-FORMATS = {
-    "container": "Answer format: the container's name exactly as written in the story.",
-    "intent": 'Answer format: "help: <name or none>; hide: <name or none>", or "none" if the '
-    "intent cannot be known.",
-    "line": "Answer format: the line number only.",
-    "common_knowledge": 'Answer format: "yes: <container>" or "no".',
-}
+FORMATS = ANSWER_FORMATS
 SUBTYPES = {"Q0": "reality", "Q1": "first_order", "Q2": "higher_order", "Q3": "intent_chain"}
 
 
@@ -145,6 +140,8 @@ def _meta(story_id: int, qtype: str, q: dict[str, Any], story: dict[str, Any]) -
         "targeted": q.get("targeted"),
         "chain_depth": depth,
         "object": story["object"],
+        # Q3's text leaves implicit which of the actor's moves it asks about: keep the index.
+        "target_occurrence": q.get("target_occurrence", q.get("perturbed_occurrence")),
         "gold": q["answer"],
     }
 

@@ -74,7 +74,7 @@ from tomflywheel.world._generators import (
 from tomflywheel.world._parse import Grammar, parse_story
 from tomflywheel.world._profiles import PROFILES, Profile, get_profile
 from tomflywheel.world._qparse import parse_question
-from tomflywheel.world._qtext import answer_text, question_text
+from tomflywheel.world._qtext import ANSWER_FORMATS, answer_format, answer_text, question_text
 from tomflywheel.world._rationale import rationale
 from tomflywheel.world._render import render_event, render_story
 from tomflywheel.world._sample_spec import grammar_of, sample_spec
@@ -101,6 +101,7 @@ from tomflywheel.world._trace import (
 from tomflywheel.world._tracker import TrackerResult, track
 
 __all__ = [
+    "ANSWER_FORMATS",
     "CONTENTS",
     "GENERATORS",
     "LOCATION",
@@ -154,6 +155,7 @@ __all__ = [
     "Verifier",
     "Witness",
     "answer_explanations",
+    "answer_format",
     "answer_many",
     "answer_text",
     "average_scores",

@@ -16,7 +16,7 @@ from tomflywheel.world._answer import Answerer
 from tomflywheel.world._controls import control_twin, is_false_belief
 from tomflywheel.world._events import Story
 from tomflywheel.world._generators import Generator, SampleDraft, build_sample, register
-from tomflywheel.world._qtext import question_text
+from tomflywheel.world._qtext import answer_format, question_text
 from tomflywheel.world._render import render_story
 from tomflywheel.world._tgtom_questions import (
     TGTOM_QUESTION_TYPES,
@@ -92,7 +92,7 @@ def _sample(
         story=story,
         story_text=text,
         spec=spec,
-        question=question_text(spec, "tgtom"),
+        question=f"{question_text(spec, 'tgtom')}\n{answer_format(spec)}",
         answer=answer,  # type: ignore[arg-type]
         meta={
             "question_type": question.qtype,

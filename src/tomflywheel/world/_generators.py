@@ -112,6 +112,27 @@ def _story_dict(story: Story) -> dict[str, Any]:
     return data
 
 
+def answer_candidates(story: Story, spec: QuestionSpec) -> list[str]:
+    """Values a location or contents question could sensibly have (for log-prob scoring).
+
+    Every container the object was put in, or every contents value seen or read, in order.
+    """
+    from tomflywheel.world._events import LOCATION, Move, Place, Read, SetState
+
+    found: dict[str, None] = {}
+    for event in story.events:
+        if spec.attribute == LOCATION and isinstance(event, Place | Move):
+            if event.obj == spec.subject:
+                found.setdefault(event.container, None)
+        elif (
+            isinstance(event, SetState | Read)
+            and event.subject == spec.subject
+            and event.attribute == spec.attribute
+        ):
+            found.setdefault(event.value, None)
+    return list(found)
+
+
 def build_sample(
     generator: Generator, params: GeneratorParams, story_index: int, draft: SampleDraft
 ) -> Sample:
@@ -132,7 +153,11 @@ def build_sample(
         render=render,
     )
     gold = answer_text(draft.answer)
-    meta = {"dataset": generator.dataset, "split": "synthetic", **draft.meta, "trace": trace}
+    meta = {"dataset": generator.dataset, "split": "synthetic", **draft.meta}
+    candidates = answer_candidates(draft.story, draft.spec)
+    if len(candidates) >= 2 and gold in candidates and not draft.wrong:
+        meta["candidates"] = candidates
+    meta["trace"] = trace
     return Sample(
         id=draft.sample_id,
         story=draft.story_text,

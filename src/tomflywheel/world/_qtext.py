@@ -119,22 +119,39 @@ def question_text(spec: QuestionSpec, style: Style = "tomi") -> str:
     return _tgtom(spec)
 
 
+ANSWER_FORMATS = {
+    "container": "Answer format: the container's name exactly as written in the story.",
+    "intent": 'Answer format: "help: <name or none>; hide: <name or none>", or "none" if the '
+    "intent cannot be known.",
+    "line": "Answer format: the line number only.",
+    "common_knowledge": 'Answer format: "yes: <container>" or "no".',
+}
+"""The answer-format note a question ends with, by answer kind (tgtom style)."""
+
+
+def answer_format(spec: QuestionSpec) -> str:
+    """The answer-format note for a question (tgtom style), by what it asks."""
+    kind = {"intent": "intent", "cause": "line", "common_knowledge": "common_knowledge"}.get(
+        spec.kind, "container"
+    )
+    return ANSWER_FORMATS[kind]
+
+
 def answer_text(answer: Answer) -> str:
-    """An answer as one line of text: a container, ``help X``, ``yes, <c>`` / ``no``, a line."""
+    """An answer as one canonical line, the same as the tgtom importer's encoding.
+
+    A container, ``help: X; hide: none``, ``yes: <c>`` / ``no``, a line number; ``none`` when an
+    intent cannot be known.
+    """
     if answer is None:
-        return "unknown"
+        return "none"
     if isinstance(answer, str):
         return answer
     if isinstance(answer, int):
         return str(answer)
     if "common_knowledge" in answer:
-        return f"yes, {answer['shared_location']}" if answer["common_knowledge"] else "no"
+        return f"yes: {answer['shared_location']}" if answer["common_knowledge"] else "no"
     if "line" in answer:
         return str(answer["line"])
     help_target, hide_target = answer.get("help_target"), answer.get("hide_target")
-    parts = []
-    if help_target:
-        parts.append(f"help {help_target}")
-    if hide_target:
-        parts.append(f"hide it from {hide_target}")
-    return " and ".join(parts) if parts else "no motive"
+    return f"help: {help_target or 'none'}; hide: {hide_target or 'none'}"
