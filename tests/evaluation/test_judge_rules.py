@@ -145,3 +145,11 @@ def test_logprob_judge_picks_the_highest_option_and_maps_it_back():
     per_token = JUDGES.get("logprob")(JudgeContext(), normalize="mean")
     # Per token, red_box scores -0.25: still the best; blue_bag -3, green_crate -2.
     assert asyncio.run(per_token(sample, scored)).answer == "red_box"
+
+
+def test_tasks_without_partial_credit_skip_prefix_and_suffix():
+    # tgtom's scorer gives no partial credit: "yes" must not pass for "yes: blue_container".
+    assert match_text("yes", ["yes: blue_container"]).match_type == "prefix"
+    assert match_text("yes", ["yes: blue_container"], partial=False) is None
+    contained = match_text("It is yes: blue_container.", ["yes: blue_container"], partial=False)
+    assert contained.match_type == "contained"

@@ -21,7 +21,7 @@ from rich.table import Table
 
 from tomflywheel.cli._common import ConfigOption, err, load, out, status
 from tomflywheel.config import DEFAULT_CONFIG
-from tomflywheel.train import LoraSettings, TrainProgress, TrainResult, TrainSettings, train_model
+from tomflywheel.train import TrainProgress, TrainResult, TrainSettings, train_model
 
 
 @contextlib.contextmanager
@@ -79,37 +79,38 @@ def train_command(
     steps: Annotated[
         int | None, typer.Option(min=1, help="Optimizer steps (overrides --epochs).")
     ] = None,
-    epochs: Annotated[float, typer.Option(min=0.01, help="Passes over the data.")] = 1.0,
-    batch_size: Annotated[int, typer.Option(min=1, help="Samples per micro-batch.")] = 8,
+    epochs: Annotated[float | None, typer.Option(min=0.01, help="Passes over the data.")] = None,
+    batch_size: Annotated[int | None, typer.Option(min=1, help="Samples per micro-batch.")] = None,
     gradient_accumulation: Annotated[
-        int, typer.Option(min=1, help="Micro-batches per optimizer step.")
-    ] = 1,
+        int | None, typer.Option(min=1, help="Micro-batches per optimizer step.")
+    ] = None,
     learning_rate: Annotated[
         float | None,
         typer.Option(help="Peak learning rate (default: 2e-5 full, 2e-4 LoRA)."),
     ] = None,
-    seed: Annotated[int, typer.Option(help="Seed of the data order and torch.")] = 0,
+    seed: Annotated[int | None, typer.Option(help="Seed of the data order and torch.")] = None,
     max_length: Annotated[
-        int, typer.Option(min=16, help="Longest sample in tokens; longer ones are dropped.")
-    ] = 1024,
+        int | None,
+        typer.Option(min=16, help="Longest sample in tokens; longer ones are dropped."),
+    ] = None,
     lora: Annotated[
-        bool,
+        bool | None,
         typer.Option(
             "--lora/--full",
             help="Train LoRA adapters (needs peft; merged on save) or every weight.",
         ),
-    ] = False,
-    lora_rank: Annotated[int, typer.Option(min=1, help="LoRA rank.")] = 16,
+    ] = None,
+    lora_rank: Annotated[int | None, typer.Option(min=1, help="LoRA rank.")] = None,
     rationale: Annotated[
-        bool,
+        bool | None,
         typer.Option(
             "--rationale/--no-rationale",
             help="Teach each sample's meta.rationale before 'Answer: ...' where it has one.",
         ),
-    ] = False,
+    ] = None,
     device: Annotated[
-        str, typer.Option(help="auto, cpu, cuda or cuda:N (auto: CUDA when available).")
-    ] = "auto",
+        str | None, typer.Option(help="auto, cpu, cuda or cuda:N (auto: CUDA when available).")
+    ] = None,
     threads: Annotated[
         int | None,
         typer.Option(min=1, help="CPU threads for torch (default: torch's; 1 on a busy machine)."),
@@ -119,21 +120,26 @@ def train_command(
     ] = False,
 ) -> None:
     """Fine-tune a causal LM on training samples, prompted as the evaluation prompts them."""
-    eval_settings = load(config).eval
+    loaded = load(config)
+    eval_settings = loaded.eval
+    flags = {
+        "steps": steps,
+        "epochs": epochs,
+        "batch_size": batch_size,
+        "gradient_accumulation": gradient_accumulation,
+        "learning_rate": learning_rate,
+        "seed": seed,
+        "max_length": max_length,
+        "rationale": rationale,
+        "device": device,
+        "threads": threads,
+    }
+    lora_flags = {"enabled": lora, "rank": lora_rank, "alpha": 2 * lora_rank if lora_rank else None}
     try:
-        settings = TrainSettings(
-            steps=steps,
-            epochs=epochs,
-            batch_size=batch_size,
-            gradient_accumulation=gradient_accumulation,
-            learning_rate=learning_rate,
-            seed=seed,
-            max_length=max_length,
-            rationale=rationale,
-            lora=LoraSettings(enabled=lora, rank=lora_rank, alpha=2 * lora_rank),
-            device=device,
-            threads=threads,
-        )
+        base_settings = loaded.train.model_dump()
+        base_settings.update({k: v for k, v in flags.items() if v is not None})
+        base_settings["lora"].update({k: v for k, v in lora_flags.items() if v is not None})
+        settings = TrainSettings.model_validate(base_settings)
     except ValueError as error:
         raise typer.BadParameter(str(error)) from error
     if base is None:

@@ -45,9 +45,17 @@ from tomflywheel.config._settings import (
     load_settings,
     parse_settings,
 )
+from tomflywheel.config._train import (
+    DEFAULT_FULL_LR,
+    DEFAULT_LORA_LR,
+    LoraSettings,
+    TrainSettings,
+)
 
 __all__ = [
     "DEFAULT_CONFIG",
+    "DEFAULT_FULL_LR",
+    "DEFAULT_LORA_LR",
     "DEFAULT_SYSTEM_PROMPT",
     "ENV_API_KEY",
     "ENV_BASE_URL",
@@ -67,12 +75,14 @@ __all__ = [
     "LabelSettings",
     "LimitSettings",
     "LogprobSettings",
+    "LoraSettings",
     "RepairSettings",
     "RubricSettings",
     "Settings",
     "SolveSettings",
     "Strict",
     "TemplateSettings",
+    "TrainSettings",
     "cache_root",
     "load_settings",
     "parse_settings",

@@ -14,6 +14,7 @@ from tomflywheel.config._eval import EvalSettings, JudgeSettings
 from tomflywheel.config._filter import FilterSettings
 from tomflywheel.config._llm import EmbeddedServerSettings, LLMSettings
 from tomflywheel.config._loop import FeedbackSettings, FlywheelSettings
+from tomflywheel.config._train import TrainSettings
 from tomflywheel.errors import ConfigError
 
 
@@ -34,6 +35,8 @@ class Settings(Strict):
     """Diagnosis and synthesis."""
     filter: FilterSettings = Field(default_factory=FilterSettings)
     """Verification, scoring, deduplication, repair and admission of training data."""
+    train: TrainSettings = Field(default_factory=TrainSettings)
+    """Supervised fine-tuning on admitted data."""
     flywheel: FlywheelSettings = Field(default_factory=FlywheelSettings)
     """The loop."""
 

@@ -39,8 +39,8 @@ class TaskSpec:
     trial_fields: tuple[str, ...] = field(default=())
     """Extra per-sample fields reported by value (tgtom: ``targeted``, ``chain_depth``)."""
     strict_matching: bool = False
-    """The benchmark's own scorer compares answers exactly (tgtom): the rules judge then accepts
-    exact matches only, whatever the config says."""
+    """The benchmark's own scorer gives no partial credit (tgtom): the rules judge then skips
+    the prefix and suffix steps, so ``yes`` never passes for ``yes: blue_container``."""
     instructions: str = ""
     """The benchmark's own task note for the prompt, if it has one (Hi-ToM's assumptions about
     witnesses and lying, FANToM's header, Kosinski's "Complete the following story:"); empty:

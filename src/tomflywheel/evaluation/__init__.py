@@ -26,7 +26,7 @@ from tomflywheel.evaluation._pipeline import (
 from tomflywheel.evaluation._predict import Predictor
 from tomflywheel.evaluation._prompts import answer_text, render_prompt, training_messages
 from tomflywheel.evaluation._shuffle import ShuffledOptions, format_options, shuffle_options
-from tomflywheel.evaluation._stats import wilson_interval
+from tomflywheel.evaluation._stats import accuracy, wilson_interval
 
 __all__ = [
     "STAGES",
@@ -39,6 +39,7 @@ __all__ = [
     "ProgressFactory",
     "ShuffledOptions",
     "Stage",
+    "accuracy",
     "answer_text",
     "compute_metrics",
     "experiment_settings",

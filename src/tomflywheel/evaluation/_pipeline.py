@@ -94,7 +94,8 @@ def offset_progress(
 def judge_args(name: str, settings: EvalSettings, task: TaskSpec | None = None) -> dict[str, Any]:
     """Arguments of a judging method taken from the settings (and the task's own rules)."""
     if name in ("rules", "hybrid"):
-        return {"strict": settings.strict_matching or (task is not None and task.strict_matching)}
+        no_partial = task is not None and task.strict_matching
+        return {"strict": settings.strict_matching, "partial": not no_partial}
     if name == "logprob":
         return {"normalize": settings.logprob.normalize}
     return {}
@@ -119,6 +120,10 @@ def select_datasets(settings: Settings, names: Sequence[str] | None) -> list[Loa
         if names
         else list(evaluation.datasets)
     )
+    missing = [ref for ref in refs if ref.optional and not ref.path.exists()]
+    for ref in missing:
+        logger.warning("optional dataset %s is not there: skipped", ref.path)
+    refs = [ref for ref in refs if ref not in missing]
     if not refs:
         raise ConfigError("no datasets: list them under eval.datasets or pass --dataset")
     labels = [ref.label for ref in refs]

@@ -97,7 +97,7 @@ async def _ask(
         prediction = await predictor((sample, 0))
         if prediction.error is not None:
             return Verdict.ERROR
-        return judge_by_rules(sample, prediction, strict=task.strict_matching).verdict
+        return judge_by_rules(sample, prediction, partial=not task.strict_matching).verdict
 
     results = await run_batch(targets, one, concurrency=client.concurrency)
     return [r if isinstance(r, Verdict) else Verdict.ERROR for r in results]

@@ -21,6 +21,7 @@ from tomflywheel.llm._server import (
     ensure_default_model,
     free_port,
     llm_endpoint,
+    shared_servers,
 )
 from tomflywheel.llm._stats import UsageStats
 from tomflywheel.llm._structure import StructureClient, StructureFailure
@@ -47,4 +48,5 @@ __all__ = [
     "run_batch",
     "score_continuations",
     "score_many",
+    "shared_servers",
 ]

@@ -216,11 +216,44 @@ def embedded_server(
     return VLLMServer(settings, model_dir=model_dir)
 
 
+_shared: dict[str, VLLMServer] | None = None
+"""Embedded servers kept running inside ``shared_servers()`` (None outside it)."""
+
+
+@contextlib.contextmanager
+def shared_servers() -> Iterator[None]:
+    """Keep embedded servers alive across ``llm_endpoint`` uses until the block ends.
+
+    Stages start the embedded server only when they have LLM work; inside this block the first
+    one that does starts it, later ones reuse it, and it stops when the block ends (the
+    flywheel runs a whole round this way instead of starting a server per stage).
+    """
+    global _shared
+    if _shared is not None:
+        yield
+        return
+    _shared = {}
+    try:
+        yield
+    finally:
+        servers, _shared = _shared, None
+        for server in servers.values():
+            server.stop()
+
+
+def _served(settings: Settings, server: VLLMServer) -> LLMSettings:
+    return settings.llm.model_copy(
+        update={"base_urls": [server.base_url], "model": settings.embedded.served_model_name}
+    )
+
+
 @contextlib.contextmanager
 def llm_endpoint(
     settings: Settings, on_status: Callable[[str], None] | None = None
 ) -> Iterator[LLMSettings]:
     """The LLM settings to use: an embedded server is started (and stopped after) when configured.
+
+    Inside ``shared_servers()`` an embedded server is started once and reused.
 
     Raises:
         ServerError: The embedded server could not start.
@@ -233,15 +266,23 @@ def llm_endpoint(
             raise ConfigError("server: external needs llm.model (or TOMFLYWHEEL_MODEL)")
         yield settings.llm
         return
+    key = settings.embedded.model_dump_json()
+    if _shared is not None and key in _shared and _shared[key].running:
+        yield _served(settings, _shared[key])
+        return
     server = embedded_server(settings.embedded, on_status)
     if on_status:
         on_status(f"starting the embedded vLLM server ({server.model_dir.name})")
-    with server:
+    server.start()
+    try:
+        server.wait_ready()
         if on_status:
             on_status(f"vLLM server ready at {server.base_url}")
-        yield settings.llm.model_copy(
-            update={
-                "base_urls": [server.base_url],
-                "model": settings.embedded.served_model_name,
-            }
-        )
+        if _shared is not None:
+            _shared[key] = server  # shared_servers() stops it
+        yield _served(settings, server)
+    except BaseException:
+        server.stop()
+        raise
+    if _shared is None:
+        server.stop()

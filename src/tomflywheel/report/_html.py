@@ -44,7 +44,8 @@ function show(s) { detail.replaceChildren(); block('Story', s.story); block('Que
     String.fromCharCode(65 + i) + '. ' + o).join('\\n'));
   block('Gold', s.gold.join(' | ')); block('Model output', s.output);
   block('Verdict', s.verdict + (s.match ? ' (' + s.match + ')' : '') +
-    (s.reason ? ' — ' + s.reason : '') + (s.failure ? ' — judge failure: ' + s.failure : '')); }
+    (s.reason ? ' — ' + s.reason : '') + (s.failure ? ' — judge failure: ' + s.failure : ''));
+  if (s.details) block('Details', s.details); }
 function render() { list.replaceChildren(); const rows = data[dsSel.value] || [];
   const needle = q.value.toLowerCase(); let shown = 0;
   rows.forEach(s => { if (vSel.value && s.verdict !== vSel.value) return;
@@ -129,11 +130,18 @@ def table_html(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
-def sample_browser(samples_by_dataset: dict[str, list[dict[str, Any]]]) -> str:
-    """The per-sample browser: dataset and verdict filters, search, and a detail pane."""
+def sample_browser(
+    samples_by_dataset: dict[str, list[dict[str, Any]]],
+    *,
+    verdicts: Sequence[str] = ("correct", "incorrect", "unjudged", "error"),
+) -> str:
+    """The per-sample browser: dataset and verdict filters, search, and a detail pane.
+
+    Each row has ``id``, ``story``, ``question``, ``options``, ``gold``, ``output``,
+    ``verdict`` and optionally ``match``, ``reason``, ``failure`` and ``details``.
+    """
     options = "".join(
-        f'<option value="{v}">{v or "all verdicts"}</option>'
-        for v in ("", "correct", "incorrect", "unjudged", "error")
+        f'<option value="{esc(v)}">{esc(v) or "all"}</option>' for v in ("", *verdicts)
     )
     return (
         '<div id="browser-controls"><select id="ds"></select>'

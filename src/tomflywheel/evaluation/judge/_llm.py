@@ -69,20 +69,21 @@ class LLMJudge:
     context: JudgeContext
     hybrid: bool
     strict: bool = False
+    partial: bool = True
     uses_llm: bool = True
 
     @property
     def ref(self) -> MethodRef:
         """Name and arguments."""
         if self.hybrid:
-            return MethodRef(name="hybrid", args={"strict": self.strict})
+            return MethodRef(name="hybrid", args={"strict": self.strict, "partial": self.partial})
         return MethodRef(name="llm")
 
     async def __call__(self, sample: Sample, prediction: Prediction) -> Judgment:
         """Judge one prediction; a judge failure gives ``unjudged``, never a score."""
         if prediction.error is not None:
             return error_judgment(prediction, self.ref)
-        rules = judge_by_rules(sample, prediction, strict=self.strict)
+        rules = judge_by_rules(sample, prediction, strict=self.strict, partial=self.partial)
         base = {"sample_id": prediction.sample_id, "trial": prediction.trial, "method": self.ref}
         if self.hybrid and rules.clear:
             return Judgment(
@@ -128,7 +129,7 @@ def llm_judge(context: JudgeContext) -> LLMJudge:
 
 
 @JUDGES.register("hybrid")
-def hybrid_judge(context: JudgeContext, *, strict: bool = False) -> LLMJudge:
+def hybrid_judge(context: JudgeContext, *, strict: bool = False, partial: bool = True) -> LLMJudge:
     """Let the rules decide clear matches and send the rest to the LLM judge.
 
     Clear: an exact or normalized match, a contained gold with no wrong option beside it, or a
@@ -138,5 +139,6 @@ def hybrid_judge(context: JudgeContext, *, strict: bool = False) -> LLMJudge:
     Args:
         context: Must carry a StructureClient.
         strict: Rules accept exact matches only.
+        partial: Rules accept prefix and suffix matches.
     """
-    return LLMJudge(context=context, hybrid=True, strict=strict)
+    return LLMJudge(context=context, hybrid=True, strict=strict, partial=partial)

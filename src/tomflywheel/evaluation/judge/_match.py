@@ -48,8 +48,17 @@ class TextMatch:
     gold: str
 
 
-def match_text(output: str, golds: Sequence[str], *, strict: bool = False) -> TextMatch | None:
-    """Run the cascade over every gold answer; ``strict`` allows exact matches only."""
+def match_text(
+    output: str, golds: Sequence[str], *, strict: bool = False, partial: bool = True
+) -> TextMatch | None:
+    """Run the cascade over every gold answer.
+
+    Args:
+        output: The model's text.
+        golds: Acceptable answers.
+        strict: Exact matches only.
+        partial: Allow the prefix and suffix steps (a cut-short or partial answer).
+    """
     stripped = output.strip()
     for gold in golds:
         if stripped == gold.strip():
@@ -67,6 +76,8 @@ def match_text(output: str, golds: Sequence[str], *, strict: bool = False) -> Te
         ("prefix", lambda g: len(out_tokens) < len(g) and g[: len(out_tokens)] == out_tokens),
         ("suffix", lambda g: len(out_tokens) < len(g) and g[-len(out_tokens) :] == out_tokens),
     )
+    if not partial:
+        checks = checks[:2]
     for match_type, check in checks:
         for gold, tokens in gold_tokens:
             if check(tokens):

@@ -21,12 +21,14 @@ class RulesResult:
     """Whether the rules settle it (exact/normalized, a parsed letter, or an unambiguous span)."""
 
 
-def judge_by_rules(sample: Sample, prediction: Prediction, *, strict: bool = False) -> RulesResult:
-    """Judge a generated answer with rules only."""
+def judge_by_rules(
+    sample: Sample, prediction: Prediction, *, strict: bool = False, partial: bool = True
+) -> RulesResult:
+    """Judge a generated answer with rules only (``partial``: allow prefix/suffix matches)."""
     output = prediction.raw_output or ""
     if prediction.options is not None and prediction.gold_letters is not None:
         return _judge_choice(sample, prediction, output)
-    match = match_text(output, sample.answer.correct_answers, strict=strict)
+    match = match_text(output, sample.answer.correct_answers, strict=strict, partial=partial)
     if match is None:
         return RulesResult(Verdict.INCORRECT, "none", output.strip() or None, clear=False)
     # A contained gold is only clear when no wrong answer is mentioned beside it.
@@ -57,18 +59,19 @@ class RulesJudge:
     """Rules only: never sends a request."""
 
     strict: bool = False
+    partial: bool = True
     uses_llm: bool = False
 
     @property
     def ref(self) -> MethodRef:
         """Name and arguments."""
-        return MethodRef(name="rules", args={"strict": self.strict})
+        return MethodRef(name="rules", args={"strict": self.strict, "partial": self.partial})
 
     async def __call__(self, sample: Sample, prediction: Prediction) -> Judgment:
         """Judge one prediction."""
         if prediction.error is not None:
             return error_judgment(prediction, self.ref)
-        result = judge_by_rules(sample, prediction, strict=self.strict)
+        result = judge_by_rules(sample, prediction, strict=self.strict, partial=self.partial)
         return Judgment(
             sample_id=prediction.sample_id,
             trial=prediction.trial,
@@ -80,7 +83,7 @@ class RulesJudge:
 
 
 @JUDGES.register("rules")
-def rules_judge(context: JudgeContext, *, strict: bool = False) -> RulesJudge:
+def rules_judge(context: JudgeContext, *, strict: bool = False, partial: bool = True) -> RulesJudge:
     """Judge by rules only, never sending a request.
 
     Open answers go through the exact -> normalized -> contained -> prefix -> suffix cascade
@@ -89,5 +92,6 @@ def rules_judge(context: JudgeContext, *, strict: bool = False) -> RulesJudge:
     Args:
         context: Unused (rules need no client).
         strict: Accept exact matches only.
+        partial: Accept prefix and suffix matches (partial answers).
     """
-    return RulesJudge(strict=strict)
+    return RulesJudge(strict=strict, partial=partial)

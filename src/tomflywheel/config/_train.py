@@ -1,0 +1,84 @@
+"""Settings of supervised fine-tuning (the ``train:`` section)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+DEFAULT_FULL_LR = 2e-5
+"""Learning rate of a full fine-tune when none is set."""
+DEFAULT_LORA_LR = 2e-4
+"""Learning rate of a LoRA fine-tune when none is set (adapters need a larger one)."""
+
+
+class LoraSettings(BaseModel):
+    """Low-rank adapters (the optional ``peft`` package), merged into the weights on save."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    enabled: bool = False
+    """Train LoRA adapters instead of every weight."""
+    rank: int = Field(default=16, ge=1)
+    """Rank ``r`` of each adapter."""
+    alpha: int = Field(default=32, ge=1)
+    """Scaling numerator: an adapter's update is scaled by ``alpha / rank``."""
+    dropout: float = Field(default=0.05, ge=0.0, lt=1.0)
+    """Dropout on the adapters' input during training."""
+    target_modules: list[str] = Field(default_factory=lambda: ["all-linear"], min_length=1)
+    """Module names (or suffixes) that get adapters; ``["all-linear"]``: every linear layer
+    except the output head."""
+
+
+class TrainSettings(BaseModel):
+    """How ``tomflywheel train`` fine-tunes a causal LM on admitted training samples."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    steps: int | None = Field(default=None, ge=1)
+    """Optimizer steps; when set it overrides ``epochs``."""
+    epochs: float = Field(default=1.0, gt=0.0)
+    """Passes over the data (fractions allowed), used when ``steps`` is not set."""
+    batch_size: int = Field(default=8, ge=1)
+    """Samples per forward pass (micro-batch)."""
+    gradient_accumulation: int = Field(default=1, ge=1)
+    """Micro-batches per optimizer step: the effective batch is ``batch_size`` times this."""
+    learning_rate: float | None = Field(default=None, gt=0.0)
+    """Peak learning rate; ``null``: 2e-5 for a full fine-tune, 2e-4 with LoRA."""
+    lr_schedule: Literal["constant", "linear", "cosine"] = "linear"
+    """Decay after warm-up: none, linear to zero, or cosine to zero."""
+    warmup_ratio: float = Field(default=0.05, ge=0.0, le=0.5)
+    """Fraction of the steps (rounded down) that ramp the learning rate up from zero."""
+    weight_decay: float = Field(default=0.0, ge=0.0)
+    """AdamW weight decay, applied to matrices only (never to norms and biases)."""
+    max_grad_norm: float | None = Field(default=1.0, gt=0.0)
+    """Clip the gradient's global norm to this; ``null``: no clipping."""
+    max_length: int = Field(default=1024, ge=16)
+    """Longest tokenized sample (prompt + reply); longer ones are dropped and counted."""
+    seed: int = 0
+    """Seeds the data order and torch (LoRA initialization, dropout)."""
+    rationale: bool = False
+    """Teach ``meta.rationale`` (step-by-step, from the story's trace) before ``Answer: ...``
+    where a sample has one; samples without one are taught the answer alone."""
+    lora: LoraSettings = Field(default_factory=LoraSettings)
+    """Low-rank adapters instead of a full fine-tune."""
+    precision: Literal["auto", "fp32", "bf16-mixed"] = "auto"
+    """Weights and optimizer in fp32; ``bf16-mixed`` runs the forward pass in bf16 autocast.
+    ``auto``: bf16-mixed on a CUDA device that supports bf16, else fp32."""
+    save_dtype: Literal["auto", "float32", "bfloat16", "float16"] = "auto"
+    """Dtype of the saved weights; ``auto``: float32 (a small fine-tune's updates can be below
+    bf16's resolution, so rounding would erase them)."""
+    device: str = Field(default="auto", pattern=r"^(auto|cpu|cuda(:\d+)?)$")
+    """``auto`` (CUDA when available, else CPU), ``cpu``, ``cuda`` or ``cuda:N``."""
+    threads: int | None = Field(default=None, ge=1)
+    """CPU threads for torch; ``null`` keeps torch's default."""
+    gradient_checkpointing: bool = False
+    """Recompute activations in the backward pass: less memory, ~30% more time."""
+    deterministic: bool = True
+    """Ask torch for deterministic kernels (same seed, same data, same device: same losses)."""
+
+    def effective_learning_rate(self) -> float:
+        """The peak learning rate, with the default that fits full or LoRA fine-tuning."""
+        if self.learning_rate is not None:
+            return self.learning_rate
+        return DEFAULT_LORA_LR if self.lora.enabled else DEFAULT_FULL_LR

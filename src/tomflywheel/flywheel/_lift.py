@@ -1,0 +1,96 @@
+"""Before/after comparison of a trained model: lift per dataset and group, targets vs controls.
+
+Controls are the items the new data should *not* change: true-belief and no-ToM questions,
+control variants and matched twins. A lift on targets that comes with a drop on controls is a
+new shortcut (e.g. "the answer is never where the object is"), and the comparison says so.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from tomflywheel.evaluation import accuracy, read_judgments
+from tomflywheel.schema import Judgment, Sample, Verdict, read_samples
+
+SHORTCUT_DROP = 0.05
+"""A control drop of at least this much (5 points) beside a target gain is flagged."""
+
+
+def is_control(sample: Sample) -> bool:
+    """Whether a sample is a control item (the skill trained for is not needed to answer it)."""
+    meta = sample.meta
+    if meta.get("control") is True or meta.get("tom") is False:
+        return True
+    question_type = str(meta.get("question_type") or "")
+    if question_type.endswith("_no_tom") or meta.get("story_type") == "true_belief":
+        return True
+    variant = meta.get("variant")
+    return isinstance(variant, str) and variant != "false_belief"
+
+
+def _split(samples: dict[str, Sample], judgments: Iterable[Judgment]) -> dict[str, dict[str, Any]]:
+    tallies = {"all": [0, 0], "targets": [0, 0], "controls": [0, 0]}
+    for j in judgments:
+        if j.verdict not in (Verdict.CORRECT, Verdict.INCORRECT) or j.sample_id not in samples:
+            continue
+        right = j.verdict is Verdict.CORRECT
+        for key in ("all", "controls" if is_control(samples[j.sample_id]) else "targets"):
+            tallies[key][0] += right
+            tallies[key][1] += 1
+    return {key: accuracy(c, n) for key, (c, n) in tallies.items()}
+
+
+def dataset_split(folder: Path) -> dict[str, dict[str, Any]]:
+    """Accuracy on all items, targets and controls of one evaluated dataset folder."""
+    samples = {s.id: s for s in read_samples(folder / "samples.jsonl")}
+    return _split(samples, read_judgments(folder / "judgment.jsonl"))
+
+
+def _delta(before: dict[str, Any], after: dict[str, Any]) -> float | None:
+    if before["accuracy"] is None or after["accuracy"] is None:
+        return None
+    return round(after["accuracy"] - before["accuracy"], 4)
+
+
+def compare(before_exp: Path, after_exp: Path) -> dict[str, Any]:
+    """Lift of every dataset evaluated in both experiments, with the shortcut check."""
+    out: dict[str, Any] = {}
+    for folder in sorted(Path(before_exp).glob("*/judgment.jsonl")):
+        label = folder.parent.name
+        after_folder = Path(after_exp) / label
+        if not (after_folder / "judgment.jsonl").exists():
+            continue
+        before, after = dataset_split(folder.parent), dataset_split(after_folder)
+        lift = {key: _delta(before[key], after[key]) for key in before}
+        target_gain = (lift["targets"] or 0) > 0
+        control_drop = lift["controls"] is not None and lift["controls"] <= -SHORTCUT_DROP
+        out[label] = {
+            "before": before,
+            "after": after,
+            "lift": lift,
+            "groups": _group_lifts(folder.parent / "metrics.json", after_folder / "metrics.json"),
+            "shortcut_warning": target_gain and control_drop,
+        }
+    return out
+
+
+def _group_lifts(before_path: Path, after_path: Path) -> dict[str, dict[str, Any]]:
+    if not before_path.exists() or not after_path.exists():
+        return {}
+    before = json.loads(before_path.read_text(encoding="utf-8")).get("groups", {})
+    after = json.loads(after_path.read_text(encoding="utf-8")).get("groups", {})
+    out: dict[str, dict[str, Any]] = {}
+    for group, values in before.items():
+        for value, acc in values.items():
+            later = after.get(group, {}).get(value)
+            if later is None:
+                continue
+            out.setdefault(group, {})[value] = {
+                "before": acc,
+                "after": later,
+                "lift": _delta(acc, later),
+            }
+    return out

@@ -1,0 +1,225 @@
+"""The flywheel: evaluate -> feedback -> filter -> admit, round after round, resumably.
+
+Everything of a run lives in ``runs/<run_id>/``: the resolved config, ``manifest.json`` (which
+stage of which round finished, its wall time and requests), ``round_<k>/eval/`` (the round's
+experiment, with ``feedback/`` inside), ``round_<k>/summary.json`` and ``report.html``.
+Admitted data goes to ``<train_dir>/<train_name>.jsonl``. A killed run resumes at the stage where
+it stopped: finished stages are skipped, and the interrupted one resumes from its own records
+(predictions, diagnoses and verdicts are appended line by line; requests are cached).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from tomflywheel._io import atomic_write_json, atomic_write_text
+from tomflywheel.config import Settings
+from tomflywheel.evaluation import ProgressFactory, run_evaluation
+from tomflywheel.feedback import run_feedback
+from tomflywheel.flywheel._manifest import (
+    RunManifest,
+    StageName,
+    StageRecord,
+    load_manifest,
+    now,
+    save_manifest,
+)
+from tomflywheel.flywheel._summary import round_summary
+from tomflywheel.llm import shared_servers
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class FlywheelSummary:
+    """What a flywheel run produced."""
+
+    run_dir: Path
+    manifest: RunManifest
+    rounds: list[dict[str, Any]] = field(default_factory=list)
+    """One summary per round."""
+    report: Path | None = None
+    skipped: list[str] = field(default_factory=list)
+    """``round k: stage`` entries already done before this invocation (a resume)."""
+
+
+def new_run_id(runs_dir: Path) -> str:
+    """A timestamp id, suffixed when taken."""
+    base = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+    candidate, n = base, 1
+    while (runs_dir / candidate).exists():
+        n += 1
+        candidate = f"{base}-{n}"
+    return candidate
+
+
+def round_settings(settings: Settings, k: int) -> Settings:
+    """Settings of round ``k``: its own synthesis seed when ``flywheel.reseed``."""
+    if not settings.flywheel.reseed:
+        return settings
+    feedback = settings.feedback.model_copy(update={"seed": settings.feedback.seed + k - 1})
+    return settings.model_copy(update={"feedback": feedback})
+
+
+def guarded_eval_paths(settings: Settings) -> list[Path]:
+    """The evaluation files the contamination guard must protect: every configured eval set."""
+    return sorted({ref.path for ref in settings.eval.datasets if ref.path.exists()})
+
+
+class _Runner:
+    """Runs one flywheel invocation; each stage records itself in the manifest when done."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        run_dir: Path,
+        manifest: RunManifest,
+        progress: ProgressFactory | None,
+        on_status: Callable[[str], None] | None,
+    ) -> None:
+        self.settings = settings
+        self.run_dir = run_dir
+        self.manifest = manifest
+        self.progress = progress
+        self.on_status = on_status or (lambda message: None)
+        self.skipped: list[str] = []
+
+    def stage(
+        self, k: int, name: StageName, work: Callable[[], tuple[dict[str, Any], dict[str, Any]]]
+    ) -> StageRecord:
+        """Run ``work`` (returning outputs and usage) unless the stage already finished."""
+        done = self.manifest.done(k, name)
+        if done is not None:
+            self.skipped.append(f"round {k}: {name}")
+            return done
+        self.on_status(f"round {k}: {name}")
+        started = time.perf_counter()
+        outputs, usage = work()
+        record = StageRecord(
+            seconds=time.perf_counter() - started, usage=usage, finished=now(), outputs=outputs
+        )
+        self.manifest.round(k).stages[name] = record
+        save_manifest(self.run_dir, self.manifest)
+        return record
+
+    def round(self, k: int) -> dict[str, Any]:
+        settings = round_settings(self.settings, k)
+        folder = self.run_dir / f"round_{k}"
+        exp_dir = folder / "eval"
+
+        def evaluate() -> tuple[dict[str, Any], dict[str, Any]]:
+            summary = run_evaluation(
+                settings, exp_dir=exp_dir, progress=self.progress, on_status=self.on_status
+            )
+            return {"exp_dir": str(exp_dir)}, summary.usage
+
+        def feedback() -> tuple[dict[str, Any], dict[str, Any]]:
+            summary = run_feedback(
+                settings, exp_dir, progress=self.progress, on_status=self.on_status
+            )
+            outputs = {
+                "candidates": str(summary.folder / "candidates.jsonl"),
+                "plan_id": summary.plan.plan_id if summary.plan else None,
+                "notes": summary.notes,
+            }
+            return outputs, summary.usage
+
+        def admit() -> tuple[dict[str, Any], dict[str, Any]]:
+            from tomflywheel.filter import run_filter
+
+            candidates = Path(self.manifest.done(k, "feedback").outputs["candidates"])  # type: ignore[union-attr]
+            flywheel = settings.flywheel
+            fs = settings.filter
+            contamination = fs.contamination.model_copy(
+                update={
+                    "extra_paths": sorted(
+                        {*fs.contamination.extra_paths, *guarded_eval_paths(settings)}
+                    )
+                }
+            )
+            summary = run_filter(
+                settings,
+                input_path=candidates,
+                name=self.manifest.train_name,
+                use_llm=flywheel.filter_llm,
+                repair_attempts=flywheel.repair_attempts,
+                filter_settings=fs.model_copy(update={"contamination": contamination}),
+                train_dir=flywheel.train_dir,
+                eval_dir=settings.eval.datasets_dir,
+                on_status=self.on_status,
+            )
+            outputs = {
+                "input": str(candidates),
+                "admitted": str(summary.admitted_path),
+                "verdicts": str(summary.verdicts_path),
+                "manifest": str(summary.manifest_path),
+            }
+            return outputs, summary.usage
+
+        self.stage(k, "evaluate", evaluate)
+        self.stage(k, "feedback", feedback)
+        self.stage(k, "filter", admit)
+        model = (
+            settings.llm.model
+            if settings.server == "external"
+            else (settings.embedded.served_model_name)
+        )
+        summary = round_summary(self.manifest.round(k), model=str(model))
+        atomic_write_json(folder / "summary.json", summary)
+        return summary
+
+
+def run_flywheel(
+    settings: Settings,
+    *,
+    rounds: int | None = None,
+    run_dir: Path | None = None,
+    progress: ProgressFactory | None = None,
+    on_status: Callable[[str], None] | None = None,
+) -> FlywheelSummary:
+    """Run (or resume) the loop for ``rounds`` rounds; returns the round summaries.
+
+    One embedded server serves every stage of the invocation (started when first needed).
+
+    Raises:
+        ConfigError, DataError, ServerError: As the stages raise them; finished stages stay done.
+    """
+    flywheel = settings.flywheel
+    total = rounds or flywheel.rounds
+    run_dir = Path(run_dir) if run_dir else flywheel.runs_dir / new_run_id(flywheel.runs_dir)
+    manifest = load_manifest(run_dir)
+    if manifest is None:
+        run_dir.mkdir(parents=True, exist_ok=True)
+        run_id = run_dir.name
+        manifest = RunManifest(
+            run_id=run_id,
+            created=now(),
+            rounds_planned=total,
+            train_name=flywheel.train_name or f"flywheel-{run_id}",
+        )
+        atomic_write_text(
+            run_dir / "config.yaml",
+            yaml.safe_dump(settings.snapshot(), sort_keys=False, allow_unicode=True),
+        )
+    manifest.rounds_planned = max(manifest.rounds_planned, total)
+    save_manifest(run_dir, manifest)
+    runner = _Runner(settings, run_dir, manifest, progress, on_status)
+    result = FlywheelSummary(run_dir=run_dir, manifest=manifest)
+    with shared_servers():
+        for k in range(1, total + 1):
+            result.rounds.append(runner.round(k))
+    result.skipped = runner.skipped
+    from tomflywheel.report import write_run_report
+
+    result.report = write_run_report(
+        run_dir, result.rounds, manifest.train_name, settings.flywheel.train_dir
+    )
+    return result

@@ -1,0 +1,104 @@
+"""Round summaries: accuracy per dataset and group, error profile, candidates, admissions, cost."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from tomflywheel._io import read_jsonl
+from tomflywheel.flywheel._manifest import RoundRecord
+
+
+def _json(path: Path) -> dict[str, Any]:
+    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+
+
+def accuracy_by_dataset(exp_dir: Path) -> dict[str, Any]:
+    """Overall, both-correct and grouped accuracy of every dataset of an experiment."""
+    out = {}
+    for path in sorted(Path(exp_dir).glob("*/metrics.json")):
+        metrics = _json(path)
+        out[metrics["dataset"]] = {
+            "task": metrics["task"],
+            "overall": metrics["overall"],
+            "all_correct": metrics.get("all_correct"),
+            "groups": metrics.get("groups", {}),
+            "counts": metrics.get("counts", {}),
+            "usage": metrics.get("usage", {}),
+        }
+    return out
+
+
+def filter_outcome(verdicts_path: Path, input_path: Path) -> dict[str, Any]:
+    """Admitted, rejected (by reason) and repaired counts of one input file, from its verdicts."""
+    decisions: Counter[str] = Counter()
+    reasons: Counter[str] = Counter()
+    repaired = 0
+    if verdicts_path.exists():
+        for v in read_jsonl(verdicts_path, tolerate_partial_tail=True):
+            if Path(v.get("input_file", "")) != Path(input_path):
+                continue
+            decisions[v["decision"]] += 1
+            if v["decision"] == "accepted" and len(v.get("attempts", [])) > 1:
+                repaired += 1
+            if v["decision"] != "accepted":
+                reasons.update(v.get("reasons", []))
+    return {
+        "admitted": decisions.get("accepted", 0),
+        "rejected": sum(n for d, n in decisions.items() if d != "accepted"),
+        "repaired": repaired,
+        "reject_reasons": dict(reasons.most_common()),
+    }
+
+
+def round_summary(record: RoundRecord, *, model: str) -> dict[str, Any]:
+    """Everything the round did, from its artifacts and the manifest's stage records."""
+    stages = record.stages
+    evaluate = stages.get("evaluate")
+    exp_dir = Path(evaluate.outputs["exp_dir"]) if evaluate else None
+    feedback = exp_dir / "feedback" if exp_dir else None
+    profile = _json(feedback / "error_profile.json") if feedback else {}
+    candidates = Counter(
+        str(r.get("meta", {}).get("origin"))
+        for r in (
+            read_jsonl(feedback / "candidates.jsonl")
+            if feedback and (feedback / "candidates.jsonl").exists()
+            else []
+        )
+    )
+    filtered = stages.get("filter")
+    outcome = (
+        filter_outcome(Path(filtered.outputs["verdicts"]), Path(filtered.outputs["input"]))
+        if filtered
+        else {}
+    )
+    accuracy = accuracy_by_dataset(exp_dir) if exp_dir else {}
+    eval_tokens = Counter()
+    for entry in accuracy.values():
+        eval_tokens.update({k: v for k, v in entry["usage"].items() if k.endswith("_tokens")})
+    usage = {name: stage.usage for name, stage in stages.items() if stage.usage}
+    return {
+        "round": record.round,
+        "model": model,
+        "accuracy": accuracy,
+        "error_profile": {
+            k: profile.get(k)
+            for k in ("total", "diagnosed", "by_category", "by_method", "llm_agreement")
+        },
+        "candidates": {
+            "total": sum(candidates.values()),
+            "by_origin": dict(sorted(candidates.items())),
+        },
+        "filter": outcome,
+        "usage": usage,
+        "requests": sum(int(u.get("requests_sent", 0)) for u in usage.values()),
+        "tokens": {
+            "evaluated_prompt": eval_tokens.get("prompt_tokens", 0),
+            "evaluated_completion": eval_tokens.get("completion_tokens", 0),
+            "llm_prompt": sum(int(u.get("prompt_tokens", 0)) for u in usage.values()),
+            "llm_completion": sum(int(u.get("completion_tokens", 0)) for u in usage.values()),
+        },
+        "seconds": {name: round(stage.seconds, 1) for name, stage in stages.items()},
+    }

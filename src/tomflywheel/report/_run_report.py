@@ -1,0 +1,150 @@
+"""The flywheel run's self-contained ``report.html``: rounds, error profiles, admitted data."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from tomflywheel._io import atomic_write_text, read_jsonl
+from tomflywheel.report._html import Bar, bar_chart, esc, page, sample_browser, table_html
+
+BROWSER_LIMIT = 1500
+
+
+def _pct(value: float | None) -> str:
+    return "–" if value is None else f"{100 * value:.1f}"
+
+
+def _accuracy_section(rounds: Sequence[dict[str, Any]]) -> str:
+    bars = []
+    rows = []
+    for summary in rounds:
+        for dataset, entry in summary["accuracy"].items():
+            overall = entry["overall"]
+            ci = tuple(overall["ci95"]) if overall["ci95"] else None
+            bars.append(Bar(dataset, overall["accuracy"], ci, series=f"round {summary['round']}"))
+            rows.append(
+                (
+                    summary["round"],
+                    dataset,
+                    "overall",
+                    "all",
+                    overall["n"],
+                    _pct(overall["accuracy"]),
+                )
+            )
+            for group, values in entry["groups"].items():
+                for value, acc in values.items():
+                    rows.append(
+                        (summary["round"], dataset, group, value, acc["n"], _pct(acc["accuracy"]))
+                    )
+    bars.sort(key=lambda b: (b.label, b.series))
+    return (
+        "<h2>Evaluation per round</h2>"
+        f'<div class="card">{bar_chart(bars, title="overall accuracy per round", width=720)}</div>'
+        + table_html(("round", "dataset", "group", "value", "n", "accuracy %"), rows)
+    )
+
+
+def _profile_section(rounds: Sequence[dict[str, Any]]) -> str:
+    bars = []
+    for summary in rounds:
+        profile = summary.get("error_profile") or {}
+        total = profile.get("diagnosed") or 0
+        for category, n in (profile.get("by_category") or {}).items():
+            bars.append(
+                Bar(category, n / total if total else None, series=f"round {summary['round']}")
+            )
+    bars.sort(key=lambda b: (b.label, b.series))
+    note = '<p class="note">Share of the diagnosed bad cases in each error category.</p>'
+    chart = bar_chart(bars, title="error categories", width=720)
+    return f'<h2>Error profile</h2>{note}<div class="card">{chart}</div>'
+
+
+def _admission_section(rounds: Sequence[dict[str, Any]], admitted: list[dict[str, Any]]) -> str:
+    rows = [
+        (
+            s["round"],
+            s["candidates"]["total"],
+            s["filter"].get("admitted", 0),
+            s["filter"].get("rejected", 0),
+            s["filter"].get("repaired", 0),
+            ", ".join(f"{k} {v}" for k, v in (s["filter"].get("reject_reasons") or {}).items()),
+            s["requests"],
+            ", ".join(f"{k} {v:.0f}s" for k, v in s["seconds"].items()),
+        )
+        for s in rounds
+    ]
+    parts = [
+        "<h2>Candidates and admission</h2>",
+        table_html(
+            (
+                "round",
+                "candidates",
+                "admitted",
+                "rejected",
+                "repaired",
+                "reject reasons",
+                "requests",
+                "wall time",
+            ),
+            rows,
+        ),
+    ]
+    for key in ("generator", "diagnosis", "plan_id"):
+        counts = Counter(str((s.get("meta", {}).get("lineage") or {}).get(key)) for s in admitted)
+        parts.append(f"<h4>Admitted by {esc(key)}</h4>")
+        parts.append(table_html((key, "samples"), sorted(counts.items())))
+    origins = Counter(str(s.get("meta", {}).get("origin")) for s in admitted)
+    parts.append(
+        "<h4>Admitted by origin</h4>" + table_html(("origin", "samples"), sorted(origins.items()))
+    )
+    return "".join(parts)
+
+
+def _browser_rows(admitted: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    rows = []
+    for sample in admitted[:BROWSER_LIMIT]:
+        meta = sample.get("meta", {})
+        answer = sample.get("answer", {})
+        rows.append(
+            {
+                "id": sample["id"],
+                "story": sample.get("story", ""),
+                "question": sample.get("question", ""),
+                "options": answer.get("wrong_answers")
+                and [*answer["correct_answers"], *answer["wrong_answers"]],
+                "gold": answer.get("correct_answers", []),
+                "output": meta.get("rationale") or "",
+                "verdict": str(meta.get("origin", "")),
+                "details": json.dumps(meta.get("lineage", {}), indent=1, ensure_ascii=False),
+            }
+        )
+    return rows
+
+
+def write_run_report(
+    run_dir: Path, rounds: Sequence[dict[str, Any]], train_name: str, train_dir: Path
+) -> Path:
+    """Write ``<run_dir>/report.html`` (no request; everything comes from the run's files)."""
+    admitted_path = Path(train_dir) / f"{train_name}.jsonl"
+    admitted = list(read_jsonl(admitted_path)) if admitted_path.exists() else []
+    body = [
+        f"<h1>Flywheel run {esc(Path(run_dir).name)}</h1>",
+        f'<p class="meta">{len(rounds)} round(s) · training set {esc(train_name)} '
+        f"({len(admitted)} admitted samples in {esc(admitted_path)})</p>",
+        _accuracy_section(rounds),
+        _profile_section(rounds),
+        _admission_section(rounds, admitted),
+        "<h2>Admitted samples with lineage</h2>",
+        '<p class="note">The "output" column shows the rationale derived from the trace.</p>',
+        sample_browser(
+            {train_name: _browser_rows(admitted)}, verdicts=("symbolic", "naturalized", "free_form")
+        ),
+    ]
+    path = Path(run_dir) / "report.html"
+    atomic_write_text(path, page(f"tomflywheel run {Path(run_dir).name}", "".join(body)))
+    return path

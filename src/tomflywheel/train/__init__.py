@@ -1,0 +1,38 @@
+"""Supervised fine-tuning: teach a causal LM the ideal replies to admitted training samples.
+
+Public API: ``train_model`` (one run: data + base folder in, servable folder out), its settings
+(``TrainSettings``, ``LoraSettings``) and result (``TrainResult``), and the data helpers the run
+uses (``build_examples``, ``encode_messages``, ``batch_order``). torch, transformers and peft are
+imported only when a run starts.
+"""
+
+from tomflywheel.config import LoraSettings, TrainSettings
+from tomflywheel.train._data import (
+    IGNORE_INDEX,
+    EncodedExample,
+    TrainData,
+    batch_order,
+    build_examples,
+    encode_messages,
+    sample_messages,
+)
+from tomflywheel.train._loop import TrainProgress, total_steps
+from tomflywheel.train._model import MANIFEST_NAME
+from tomflywheel.train._sft import TrainResult, train_model
+
+__all__ = [
+    "IGNORE_INDEX",
+    "MANIFEST_NAME",
+    "EncodedExample",
+    "LoraSettings",
+    "TrainData",
+    "TrainProgress",
+    "TrainResult",
+    "TrainSettings",
+    "batch_order",
+    "build_examples",
+    "encode_messages",
+    "sample_messages",
+    "total_steps",
+    "train_model",
+]

@@ -1,0 +1,209 @@
+"""Training samples to token ids and labels (loss on the reply only), and their seeded order."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from tomflywheel._rng import rng_for
+from tomflywheel.config import EvalSettings
+from tomflywheel.datasets import task_for_sample
+from tomflywheel.errors import ConfigError, DataError
+from tomflywheel.evaluation import training_messages
+from tomflywheel.schema import Sample
+
+if TYPE_CHECKING:
+    from transformers import PreTrainedTokenizerBase
+
+logger = logging.getLogger(__name__)
+
+IGNORE_INDEX = -100
+"""Label of a token that carries no loss (prompt, template, padding)."""
+
+
+@dataclass(frozen=True, slots=True)
+class EncodedExample:
+    """One sample as the model sees it in training."""
+
+    sample_id: str
+    """The sample it came from."""
+    input_ids: list[int]
+    """The whole conversation, rendered with the base model's chat template."""
+    labels: list[int]
+    """``input_ids`` on the reply and its end-of-turn token; ``IGNORE_INDEX`` elsewhere."""
+
+    @property
+    def target_tokens(self) -> int:
+        """How many tokens carry loss."""
+        return sum(label != IGNORE_INDEX for label in self.labels)
+
+
+@dataclass(frozen=True, slots=True)
+class TrainData:
+    """The encoded training set and what was left out of it."""
+
+    examples: list[EncodedExample]
+    """Samples that fit ``max_length``, in file order."""
+    too_long: list[str]
+    """Ids of the samples dropped for being longer than ``max_length`` tokens."""
+    with_rationale: int
+    """How many examples are taught a rationale before the answer."""
+
+
+def sample_rationale(sample: Sample, *, source: Path, index: int) -> str | None:
+    """The sample's ``meta.rationale`` as text (a list of steps is joined by newlines), or None.
+
+    Raises:
+        DataError: ``meta.rationale`` is neither text nor a list of texts.
+    """
+    value = sample.meta.get("rationale")
+    if value is None:
+        return None
+    if isinstance(value, list) and all(isinstance(step, str) for step in value):
+        value = "\n".join(step.strip() for step in value)
+    if not isinstance(value, str):
+        raise DataError(
+            source, index, "meta.rationale", "expected text or a list of texts", unit="record"
+        )
+    return value.strip() or None
+
+
+def sample_messages(
+    sample: Sample, settings: EvalSettings, *, rationale: str | None
+) -> tuple[list[dict[str, str]], bool]:
+    """The chat messages teaching one sample, prompted exactly as the evaluation prompts it.
+
+    Completion tasks (Kosinski-style) are never given a rationale: their reply is the next word.
+
+    Returns:
+        The messages (system, user, assistant) and whether the reply teaches the rationale.
+    """
+    task = task_for_sample(sample)
+    completion = task.prompt_kind == "completion"
+    taught = None if completion else rationale
+    messages = training_messages(
+        sample, settings, completion=completion, rationale=taught, instructions=task.instructions
+    )
+    return messages, taught is not None
+
+
+def encode_messages(
+    messages: Sequence[dict[str, str]], tokenizer: PreTrainedTokenizerBase
+) -> tuple[list[int], list[int]]:
+    """Token ids of a conversation and labels that are set on the last (assistant) reply only.
+
+    The reply's tokens and the template's tokens after it up to and including the first special
+    token (the end-of-turn, e.g. ChatML's ``<|im_end|>``) carry labels, so the model learns to
+    stop; whatever the template puts after that (a newline) does not. A template that closes
+    the turn without a special token has all of its tail labelled.
+
+    Raises:
+        ConfigError: The tokenizer has no chat template, or its template rewrites the reply or
+            does not keep the prompt as a prefix of the whole conversation.
+    """
+    if not getattr(tokenizer, "chat_template", None):
+        raise ConfigError("the base model's tokenizer has no chat template")
+    if not messages or messages[-1]["role"] != "assistant":
+        raise ValueError("the last message must be the assistant's reply")
+    reply = messages[-1]["content"]
+    prompt_text = str(
+        tokenizer.apply_chat_template(
+            list(messages[:-1]), tokenize=False, add_generation_prompt=True
+        )
+    )
+    full_text = str(tokenizer.apply_chat_template(list(messages), tokenize=False))
+    start = full_text.find(reply, len(prompt_text))
+    if not full_text.startswith(prompt_text) or start < 0:
+        raise ConfigError(
+            "the base model's chat template does not render prompt + reply as the prompt followed "
+            "by the reply; cannot tell which tokens to train on"
+        )
+    end = start + len(reply)
+    encoded = tokenizer(full_text, add_special_tokens=False, return_offsets_mapping=True)
+    input_ids: list[int] = list(encoded["input_ids"])
+    special = set(tokenizer.all_special_ids) | {
+        token_id for token_id, token in tokenizer.added_tokens_decoder.items() if token.special
+    }
+    labels = [IGNORE_INDEX] * len(input_ids)
+    closed = False
+    for position, (token_start, token_end) in enumerate(encoded["offset_mapping"]):
+        if token_end <= start or closed:
+            continue
+        labels[position] = input_ids[position]
+        if token_start >= end and input_ids[position] in special:
+            closed = True  # the end-of-turn token: learn it, then nothing after it
+    return input_ids, labels
+
+
+def build_examples(
+    samples: Sequence[Sample],
+    tokenizer: PreTrainedTokenizerBase,
+    settings: EvalSettings,
+    *,
+    rationale: bool,
+    max_length: int,
+    source: Path,
+) -> TrainData:
+    """Encode every sample; those longer than ``max_length`` tokens are dropped and listed.
+
+    Args:
+        samples: Training samples, in file order.
+        tokenizer: The base model's tokenizer (with its chat template).
+        settings: Evaluation settings: the system prompt and templates the prompts use.
+        rationale: Teach ``meta.rationale`` before the answer where a sample has one.
+        max_length: Longest tokenized sample kept.
+        source: The data file, named in errors.
+
+    Raises:
+        DataError: No sample at all, none that fits ``max_length``, or a malformed rationale.
+        ConfigError: The chat template cannot be trained on (see ``encode_messages``).
+    """
+    if not samples:
+        raise DataError(source, None, None, "no training samples")
+    examples: list[EncodedExample] = []
+    too_long: list[str] = []
+    with_rationale = 0
+    for index, sample in enumerate(samples, start=1):
+        text = sample_rationale(sample, source=source, index=index) if rationale else None
+        messages, taught = sample_messages(sample, settings, rationale=text)
+        input_ids, labels = encode_messages(messages, tokenizer)
+        if len(input_ids) > max_length:
+            too_long.append(sample.id)
+            continue
+        examples.append(EncodedExample(sample.id, input_ids, labels))
+        with_rationale += int(taught)
+    if too_long:
+        logger.warning("%d sample(s) longer than %d tokens dropped", len(too_long), max_length)
+    if not examples:
+        raise DataError(
+            source, None, None, f"every sample is longer than max_length={max_length} tokens"
+        )
+    return TrainData(examples=examples, too_long=too_long, with_rationale=with_rationale)
+
+
+def batch_order(n_examples: int, *, batch_size: int, n_batches: int, seed: int) -> list[list[int]]:
+    """Example indices of each micro-batch: epochs shuffled by seed, one after another.
+
+    Epoch ``e`` is a permutation drawn from ``rng_for("train-order", f"{seed}:{e}")``; the
+    epochs are concatenated and cut into consecutive batches, so a batch may span two epochs.
+
+    Args:
+        n_examples: How many examples there are.
+        batch_size: Examples per micro-batch.
+        n_batches: How many micro-batches to return.
+        seed: The run's seed.
+    """
+    if n_examples < 1:
+        raise ValueError("no examples to order")
+    needed = n_batches * batch_size
+    stream: list[int] = []
+    epoch = 0
+    while len(stream) < needed:
+        order = list(range(n_examples))
+        rng_for("train-order", f"{seed}:{epoch}").shuffle(order)
+        stream.extend(order)
+        epoch += 1
+    return [stream[i * batch_size : (i + 1) * batch_size] for i in range(n_batches)]

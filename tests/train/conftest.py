@@ -1,0 +1,71 @@
+"""Small ToMi-style training sets built here (deterministic), and the bundled base model."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tomflywheel._io import write_jsonl_atomic
+from tomflywheel._rng import rng_for
+from tomflywheel.schema import Answer, Sample
+
+AGENTS = ["Sally", "Anne", "Jack", "Mia", "Noah", "Liam", "Emma", "Olivia"]
+OBJECTS = ["ball", "apple", "key", "book", "hat", "cup"]
+PLACES = ["basket", "box", "drawer", "cupboard", "bag", "suitcase"]
+ROOMS = ["kitchen", "garden", "hallway", "office"]
+
+
+def tomi_style_samples(n: int) -> list[Sample]:
+    """``n`` false-belief stories: A puts X in P1 and leaves, B moves it to P2.
+
+    Even samples are open QA ("Where will A look for X?" → P1), odd ones single choice
+    (P1 against P2); every third carries a rationale, as the world engine's traces give.
+    """
+    samples = []
+    for i in range(n):
+        rng = rng_for("test-train-samples", i)
+        a, b = rng.sample(AGENTS, 2)
+        thing = rng.choice(OBJECTS)
+        first, second = rng.sample(PLACES, 2)
+        room = rng.choice(ROOMS)
+        story = (
+            f"{a} entered the {room}. {b} entered the {room}. The {thing} is in the {first}. "
+            f"{a} exited the {room}. {b} moved the {thing} to the {second}."
+        )
+        meta = {"dataset": "tomi", "split": "train", "question_type": "first_order_0_tom"}
+        if i % 3 == 0:
+            meta["rationale"] = (
+                f"{a} saw the {thing} in the {first}. {a} left before {b} moved it, "
+                f"so {a} still believes it is in the {first}."
+            )
+        wrong = [] if i % 2 == 0 else [f"the {second}"]
+        correct = [first] if i % 2 == 0 else [f"the {first}"]
+        if wrong:
+            meta["dataset"] = "tomi_choice_test"
+        samples.append(
+            Sample(
+                id=f"train-{i:03d}",
+                story=story,
+                question=f"Where will {a} look for the {thing}?",
+                answer=Answer(correct_answers=correct, wrong_answers=wrong),
+                meta=meta,
+            )
+        )
+    return samples
+
+
+@pytest.fixture(scope="session")
+def base_model() -> Path:
+    """The bundled SmolLM2-135M-Instruct folder (converted once and cached)."""
+    from tomflywheel.llm import ensure_default_model
+
+    return ensure_default_model()
+
+
+@pytest.fixture
+def train_file(tmp_path: Path) -> Path:
+    """16 ToMi-style training samples as a JSONL file."""
+    path = tmp_path / "train.jsonl"
+    write_jsonl_atomic(path, tomi_style_samples(16))
+    return path

@@ -1,0 +1,31 @@
+"""Output folder checks and the optional peft dependency."""
+
+from __future__ import annotations
+
+import importlib.util
+
+import pytest
+
+from tomflywheel.errors import ConfigError
+from tomflywheel.train import LoraSettings, _model
+from tomflywheel.train._model import add_lora, check_output_folder
+
+
+def test_a_non_empty_output_folder_is_not_overwritten_by_default(tmp_path):
+    (tmp_path / "model").mkdir()
+    (tmp_path / "model" / "config.json").write_text("{}", encoding="utf-8")
+    with pytest.raises(ConfigError, match="exists and is not empty"):
+        check_output_folder(tmp_path / "model", overwrite=False)
+    check_output_folder(tmp_path / "model", overwrite=True)
+    check_output_folder(tmp_path / "absent", overwrite=False)
+
+
+def test_lora_without_peft_is_a_clear_config_error(monkeypatch):
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        _model.importlib.util,
+        "find_spec",
+        lambda name, *a: None if name == "peft" else real(name, *a),
+    )
+    with pytest.raises(ConfigError, match=r"LoRA needs the optional `peft` package"):
+        add_lora(None, LoraSettings(enabled=True))  # type: ignore[arg-type]

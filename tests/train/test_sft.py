@@ -1,0 +1,166 @@
+"""A tiny real fine-tuning run: the loss goes down, it is reproducible, vLLM serves the result."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx
+import pytest
+from typer.testing import CliRunner
+
+from tests.train.conftest import tomi_style_samples
+from tomflywheel._io import write_jsonl_atomic
+from tomflywheel.cli import app
+from tomflywheel.config import EmbeddedServerSettings, EvalSettings
+from tomflywheel.train import MANIFEST_NAME, TrainResult, TrainSettings, train_model
+
+# Full fine-tune, constant learning rate: a 2-step run then repeats the first 2 steps of the 6.
+SETTINGS = TrainSettings(
+    steps=6,
+    batch_size=4,
+    learning_rate=1e-4,
+    lr_schedule="constant",
+    warmup_ratio=0.0,
+    seed=3,
+    rationale=True,
+    max_length=384,
+)
+
+
+@pytest.fixture(scope="module")
+def data_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("train-data") / "train.jsonl"
+    write_jsonl_atomic(path, tomi_style_samples(12))
+    return path
+
+
+@pytest.fixture(scope="module")
+def trained(
+    data_file: Path, base_model: Path, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[TrainResult, list[tuple[int, int, float]]]:
+    calls: list[tuple[int, int, float]] = []
+    result = train_model(
+        data_file,
+        base=base_model,
+        out=tmp_path_factory.mktemp("models") / "run",
+        settings=SETTINGS,
+        eval_settings=EvalSettings(),
+        on_progress=lambda done, total, loss: calls.append((done, total, loss)),
+    )
+    return result, calls
+
+
+def test_the_loss_goes_down(trained):
+    result, _ = trained
+    # 6 steps of 4 over 12 samples: two epochs of the same samples, in different orders.
+    first_epoch, second_epoch = result.losses[:3], result.losses[3:]
+    assert result.steps == 6
+    assert sum(second_epoch) < 0.75 * sum(first_epoch)
+
+
+def test_progress_is_reported_after_every_step(trained):
+    result, calls = trained
+    assert [(done, total) for done, total, _ in calls] == [(i, 6) for i in range(1, 7)]
+    assert [loss for _, _, loss in calls] == result.losses
+
+
+def test_the_same_seed_gives_the_same_losses(trained, data_file, base_model, tmp_path):
+    result, _ = trained
+    again = train_model(
+        data_file,
+        base=base_model,
+        out=tmp_path / "again",
+        settings=SETTINGS.model_copy(update={"steps": 2}),
+        eval_settings=EvalSettings(),
+    )
+    assert again.losses == result.losses[:2]
+
+
+def test_the_folder_holds_weights_tokenizer_template_and_manifest(trained, data_file):
+    result, _ = trained
+    out = result.output_dir
+    names = {path.name for path in out.iterdir()}
+    assert {"config.json", "model.safetensors", "tokenizer.json", "chat_template.jinja"} <= names
+    assert not any(name.startswith(".") for name in names)
+    config = json.loads((out / "config.json").read_text(encoding="utf-8"))
+    assert "quantization_config" not in config
+    assert config["dtype"] == "float32"
+    manifest = json.loads((out / MANIFEST_NAME).read_text(encoding="utf-8"))
+    assert manifest["data"]["sha256"] == hashlib.sha256(data_file.read_bytes()).hexdigest()
+    assert manifest["data"]["samples_used"] == 12
+    assert manifest["data"]["with_rationale"] == 4  # samples 0, 3, 6 and 9
+    assert manifest["losses"] == result.losses
+    assert manifest["seed"] == 3
+    assert manifest["settings"]["batch_size"] == 4
+    assert manifest["trainable_parameters"] == manifest["total_parameters"]  # full fine-tune
+
+
+@pytest.mark.vllm
+def test_vllm_serves_the_fine_tuned_folder(trained):
+    from tomflywheel.llm import VLLMServer
+
+    result, _ = trained
+    settings = EmbeddedServerSettings(served_model_name="tuned-tiny")
+    with VLLMServer(settings, model_dir=result.output_dir) as server:
+        models = httpx.get(f"{server.base_url}/models", timeout=10).json()
+        assert [m["id"] for m in models["data"]] == ["tuned-tiny"]
+        reply = httpx.post(
+            f"{server.base_url}/chat/completions",
+            json={
+                "model": "tuned-tiny",
+                "messages": [{"role": "user", "content": "Where is the ball? One word."}],
+                "max_tokens": 8,
+                "temperature": 0,
+            },
+            timeout=60,
+        ).json()
+    assert reply["choices"][0]["message"]["content"].strip() != ""
+
+
+def test_the_cli_trains_with_lora_and_saves_merged_plain_weights(tmp_path, base_model):
+    pytest.importorskip("peft")
+    from safetensors import safe_open
+
+    data = tmp_path / "train.jsonl"
+    write_jsonl_atomic(data, tomi_style_samples(4))
+    out = tmp_path / "cli-lora"
+    result = CliRunner().invoke(
+        app,
+        ["train", "--data", str(data), "--base", str(base_model), "--out", str(out),
+         "--steps", "1", "--batch-size", "2", "--max-length", "384", "--lora", "--lora-rank", "4"],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert f"serve it: tomflywheel serve --model {out}" in result.output
+    manifest = json.loads((out / MANIFEST_NAME).read_text(encoding="utf-8"))
+    assert manifest["steps"] == 1
+    assert manifest["settings"]["lora"]["rank"] == 4
+    assert manifest["learning_rate"] == 2e-4  # the LoRA default
+    assert manifest["trainable_parameters"] < manifest["total_parameters"] // 20
+    with (
+        safe_open(str(base_model / "model.safetensors"), "pt") as before,
+        safe_open(str(out / "model.safetensors"), "pt") as after,
+    ):
+        assert set(after.keys()) == set(before.keys())  # no lora_A / lora_B left
+        name = "model.layers.0.self_attn.q_proj.weight"
+        delta = (after.get_tensor(name) - before.get_tensor(name).float()).abs().max()
+    assert float(delta) > 0  # the adapter's update is in the merged weight
+
+
+def test_the_cli_refuses_a_non_empty_output_folder(tmp_path, base_model):
+    data = tmp_path / "train.jsonl"
+    write_jsonl_atomic(data, tomi_style_samples(2))
+    (tmp_path / "busy").mkdir()
+    (tmp_path / "busy" / "notes.txt").write_text("keep me", encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "tomflywheel", "train", "--data", str(data),
+         "--base", str(base_model), "--out", str(tmp_path / "busy")],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert done.returncode == 1
+    assert "exists and is not empty (pass --overwrite to replace it)" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert (tmp_path / "busy" / "notes.txt").read_text(encoding="utf-8") == "keep me"
