@@ -9,7 +9,7 @@ setup:
 	@scripts/setup.sh
 
 run: setup
-	$(BIN)/tomflywheel eval --config configs/default.yaml
+	$(BIN)/tomflywheel flywheel --config configs/default.yaml
 
 test: setup
 	@scripts/setup-test-tools.sh
@@ -28,3 +28,5 @@ lint: setup
 bench: setup
 	$(BIN)/python bench/llm_throughput.py
 	$(BIN)/python bench/eval_throughput.py
+	$(BIN)/python bench/world.py
+	$(BIN)/python bench/filter_dedup.py

@@ -13,6 +13,7 @@ from tomflywheel.cli._common import ConfigOption, load, out, status
 from tomflywheel.cli._eval import rich_progress
 from tomflywheel.config import DEFAULT_CONFIG
 from tomflywheel.flywheel import run_flywheel
+from tomflywheel.report import lift_rows
 
 
 def _pct(value: float | None) -> str:
@@ -49,9 +50,19 @@ def flywheel_command(
     run_dir: Annotated[
         Path | None, typer.Option(help="Run folder to create or resume (runs/<run_id>).")
     ] = None,
+    train: Annotated[
+        bool | None,
+        typer.Option(
+            "--train/--no-train",
+            help="Fine-tune on the admitted data each round and report the held-out lift.",
+        ),
+    ] = None,
 ) -> None:
     """Evaluate, diagnose, synthesize, filter and admit, round after round (resumable)."""
     settings = load(config)
+    if train is not None:
+        flywheel = settings.flywheel.model_copy(update={"train": train})
+        settings = settings.model_copy(update={"flywheel": flywheel})
     result = run_flywheel(
         settings, rounds=rounds, run_dir=run_dir, progress=rich_progress, on_status=status
     )
@@ -71,6 +82,16 @@ def flywheel_command(
             + f" · {summary['requests']} requests · "
             + " ".join(f"{k} {v:.0f}s" for k, v in summary["seconds"].items())
         )
+    lifts = lift_rows(result.rounds)
+    if lifts:
+        table = Table(title="Held-out lift after fine-tuning")
+        for name in ("round", "dataset", "part", "n", "before %", "after %", "lift", "note"):
+            table.add_column(
+                name, justify="right" if name in ("n", "before %", "after %", "lift") else "left"
+            )
+        for row in lifts:
+            table.add_row(*(escape(str(cell)) for cell in row))
+        out.print(table)
     out.print(f"run: {result.run_dir}")
     out.print(f"training set: {settings.flywheel.train_dir / result.manifest.train_name}.jsonl")
     out.print(f"report: {result.report}")

@@ -7,6 +7,7 @@ from pathlib import Path
 from pydantic import Field
 
 from tomflywheel.config._base import Strict
+from tomflywheel.config._eval import DatasetRef
 
 
 class FeedbackSettings(Strict):
@@ -66,3 +67,11 @@ class FlywheelSettings(Strict):
     reseed: bool = True
     """Give each round's synthesis its own seed (``feedback.seed + round - 1``), so a round
     that finds the same weaknesses still makes new stories."""
+    train: bool = False
+    """After admission, fine-tune on the training set, serve the new model, re-evaluate the
+    held-out sets and report the lift; the next round evaluates the new model."""
+    heldout: list[DatasetRef] = Field(default_factory=list)
+    """Evaluation sets never used as synthesis seeds, measured before and after training."""
+    logprob_heldout: bool = True
+    """Also score every held-out set with options or candidates by log-prob (a format-free
+    measure of belief tracking beside generation accuracy)."""

@@ -37,20 +37,21 @@ def pending_predictions(dataset: LoadedDataset, experiment: Experiment, trials: 
 
 
 def scoring_sample(sample: Sample) -> Sample | None:
-    """The sample whose options are scored: its own options, or ``meta.candidates`` for open QA."""
-    if sample.kind is not QAKind.OPEN:
-        return sample
+    """The sample whose options are scored by log-prob.
+
+    ``meta.candidates`` when it lists them (the story's own containers: fewer, so cheaper, than a
+    15-option list), else its own options; ``None`` for open QA without candidates.
+    """
     candidates = sample.meta.get("candidates")
-    if not isinstance(candidates, list) or len(candidates) < 2:
-        return None
-    golds = {normalize(gold) for gold in sample.answer.correct_answers}
-    correct = [c for c in candidates if normalize(str(c)) in golds]
-    wrong = [c for c in candidates if normalize(str(c)) not in golds]
-    if not correct or not wrong:
-        return None
-    return sample.model_copy(
-        update={"answer": Answer(correct_answers=correct, wrong_answers=wrong)}
-    )
+    if isinstance(candidates, list) and len(candidates) >= 2:
+        golds = {normalize(gold) for gold in sample.answer.correct_answers}
+        correct = [str(c) for c in candidates if normalize(str(c)) in golds]
+        wrong = [str(c) for c in candidates if normalize(str(c)) not in golds]
+        if correct and wrong:
+            return sample.model_copy(
+                update={"answer": Answer(correct_answers=correct, wrong_answers=wrong)}
+            )
+    return None if sample.kind is QAKind.OPEN else sample
 
 
 @dataclass(frozen=True)

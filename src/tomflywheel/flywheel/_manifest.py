@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from tomflywheel._io import atomic_write_json
 
-StageName = Literal["evaluate", "feedback", "filter", "train", "reevaluate", "summary"]
+StageName = Literal["evaluate", "feedback", "filter", "heldout_before", "train", "heldout_after"]
 MANIFEST = "manifest.json"
 
 

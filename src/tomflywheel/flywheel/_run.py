@@ -22,6 +22,7 @@ import yaml
 
 from tomflywheel._io import atomic_write_json, atomic_write_text
 from tomflywheel.config import Settings
+from tomflywheel.errors import ConfigError
 from tomflywheel.evaluation import ProgressFactory, run_evaluation
 from tomflywheel.feedback import run_feedback
 from tomflywheel.flywheel._manifest import (
@@ -32,6 +33,7 @@ from tomflywheel.flywheel._manifest import (
     now,
     save_manifest,
 )
+from tomflywheel.flywheel._models import heldout_refs, round_model, served_model, with_model
 from tomflywheel.flywheel._summary import round_summary
 from tomflywheel.llm import shared_servers
 
@@ -70,8 +72,9 @@ def round_settings(settings: Settings, k: int) -> Settings:
 
 
 def guarded_eval_paths(settings: Settings) -> list[Path]:
-    """The evaluation files the contamination guard must protect: every configured eval set."""
-    return sorted({ref.path for ref in settings.eval.datasets if ref.path.exists()})
+    """The files the contamination guard must protect: every evaluation and held-out set."""
+    refs = [*settings.eval.datasets, *settings.flywheel.heldout]
+    return sorted({ref.path for ref in refs if ref.path.exists()})
 
 
 class _Runner:
@@ -111,7 +114,7 @@ class _Runner:
         return record
 
     def round(self, k: int) -> dict[str, Any]:
-        settings = round_settings(self.settings, k)
+        settings = round_model(round_settings(self.settings, k), self.manifest, k)
         folder = self.run_dir / f"round_{k}"
         exp_dir = folder / "eval"
 
@@ -167,14 +170,70 @@ class _Runner:
         self.stage(k, "evaluate", evaluate)
         self.stage(k, "feedback", feedback)
         self.stage(k, "filter", admit)
-        model = (
-            settings.llm.model
-            if settings.server == "external"
-            else (settings.embedded.served_model_name)
-        )
-        summary = round_summary(self.manifest.round(k), model=str(model))
+        if settings.flywheel.train:
+            self._train_and_measure(k, settings, folder)
+        summary = round_summary(self.manifest.round(k), model=served_model(settings))
         atomic_write_json(folder / "summary.json", summary)
         return summary
+
+    def _train_and_measure(self, k: int, settings: Settings, folder: Path) -> None:
+        """Held-out sets before, fine-tune on everything admitted so far, held-out sets after."""
+        heldout = heldout_refs(settings)
+        if not heldout:
+            raise ConfigError("flywheel.train needs flywheel.heldout: sets never used as seeds")
+
+        def measure(
+            target: Settings, name: str
+        ) -> Callable[[], tuple[dict[str, Any], dict[str, Any]]]:
+            def work() -> tuple[dict[str, Any], dict[str, Any]]:
+                evaluation = target.eval.model_copy(update={"datasets": heldout})
+                summary = run_evaluation(
+                    target.model_copy(update={"eval": evaluation}),
+                    exp_dir=folder / name,
+                    progress=self.progress,
+                    on_status=self.on_status,
+                )
+                return {"exp_dir": str(folder / name), "model": served_model(target)}, summary.usage
+
+            return work
+
+        self.stage(k, "heldout_before", measure(settings, "heldout_before"))
+
+        def train() -> tuple[dict[str, Any], dict[str, Any]]:
+            from tomflywheel.llm import ensure_default_model
+            from tomflywheel.train import train_model
+
+            base = self.settings.embedded.model or ensure_default_model(self.on_status)
+            data = settings.flywheel.train_dir / f"{self.manifest.train_name}.jsonl"
+            if not data.exists():
+                raise ConfigError(f"{data}: nothing admitted yet, so there is nothing to train on")
+            out = folder / "model"
+            result = train_model(
+                data,
+                base=Path(base),
+                out=out,
+                settings=settings.train,
+                eval_settings=settings.eval,
+                overwrite=True,
+            )
+            name = f"{served_model(self.settings)}-{self.manifest.run_id}-r{k}"
+            outputs = {
+                "model_dir": str(out),
+                "served_name": name,
+                "base": str(base),
+                "steps": result.steps,
+                "samples": result.samples,
+                "first_loss": result.losses[0] if result.losses else None,
+                "last_loss": result.losses[-1] if result.losses else None,
+                "seconds": round(result.seconds, 1),
+            }
+            return outputs, {}
+
+        trained = self.stage(k, "train", train)
+        after = with_model(
+            settings, Path(trained.outputs["model_dir"]), trained.outputs["served_name"]
+        )
+        self.stage(k, "heldout_after", measure(after, "heldout_after"))
 
 
 def run_flywheel(

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from tomflywheel._io import read_jsonl
+from tomflywheel.flywheel._lift import compare
 from tomflywheel.flywheel._manifest import RoundRecord
 
 
@@ -79,9 +80,18 @@ def round_summary(record: RoundRecord, *, model: str) -> dict[str, Any]:
     for entry in accuracy.values():
         eval_tokens.update({k: v for k, v in entry["usage"].items() if k.endswith("_tokens")})
     usage = {name: stage.usage for name, stage in stages.items() if stage.usage}
+    before, after = stages.get("heldout_before"), stages.get("heldout_after")
+    lift = (
+        compare(Path(before.outputs["exp_dir"]), Path(after.outputs["exp_dir"]))
+        if before and after
+        else None
+    )
+    trained = stages.get("train")
     return {
         "round": record.round,
         "model": model,
+        "trained": trained.outputs if trained else None,
+        "lift": lift,
         "accuracy": accuracy,
         "error_profile": {
             k: profile.get(k)

@@ -12,7 +12,7 @@ from tomflywheel.report._html import (
     table_html,
 )
 from tomflywheel.report._progress import progress_bar
-from tomflywheel.report._run_report import write_run_report
+from tomflywheel.report._run_report import lift_rows, write_run_report
 from tomflywheel.report._summary import summarize, summary_csv, summary_table, write_summary_html
 from tomflywheel.report._tables import metric_rows, metrics_table, to_csv, to_markdown, write_tables
 
@@ -22,6 +22,7 @@ __all__ = [
     "embed_json",
     "error_profile_table",
     "esc",
+    "lift_rows",
     "metric_rows",
     "metrics_table",
     "page",

@@ -105,6 +105,86 @@ def _admission_section(rounds: Sequence[dict[str, Any]], admitted: list[dict[str
     return "".join(parts)
 
 
+def lift_rows(rounds: Sequence[dict[str, Any]]) -> list[tuple[Any, ...]]:
+    """(round, dataset, part, n, before %, after %, lift points, note) for every held-out set."""
+    rows = []
+    for summary in rounds:
+        for dataset, entry in (summary.get("lift") or {}).items():
+            for part in ("all", "targets", "controls"):
+                before, after = entry["before"][part], entry["after"][part]
+                lift = entry["lift"][part]
+                note = (
+                    "possible new shortcut: controls dropped"
+                    if (part == "controls" and entry["shortcut_warning"])
+                    else ""
+                )
+                rows.append(
+                    (
+                        summary["round"],
+                        dataset,
+                        part,
+                        before["n"],
+                        _pct(before["accuracy"]),
+                        _pct(after["accuracy"]),
+                        "–" if lift is None else f"{100 * lift:+.1f}",
+                        note,
+                    )
+                )
+    return rows
+
+
+def _lift_section(rounds: Sequence[dict[str, Any]]) -> str:
+    rows = lift_rows(rounds)
+    if not rows:
+        return ""
+    trained = [
+        (
+            s["round"],
+            s["trained"]["served_name"],
+            s["trained"]["samples"],
+            s["trained"]["steps"],
+            s["trained"]["first_loss"],
+            s["trained"]["last_loss"],
+            s["trained"]["seconds"],
+        )
+        for s in rounds
+        if s.get("trained")
+    ]
+    bars = []
+    for summary in rounds:
+        for dataset, entry in (summary.get("lift") or {}).items():
+            for when in ("before", "after"):
+                acc = entry[when]["all"]
+                bars.append(
+                    Bar(
+                        dataset,
+                        acc["accuracy"],
+                        tuple(acc["ci95"]) if acc["ci95"] else None,
+                        series=f"r{summary['round']} {when}",
+                    )
+                )
+    note = (
+        '<p class="note">Held-out sets were never used as synthesis seeds. Targets need the '
+        "trained skill; controls (true-belief, no-ToM, control variants) do not: a gain on "
+        "targets with a drop on controls is a new shortcut, not better belief tracking. "
+        "<code>_logprob</code> sets score the answer options by log-probability, free of "
+        "answer formatting.</p>"
+    )
+    return (
+        "<h2>Fine-tuning and lift</h2>"
+        + note
+        + table_html(
+            ("round", "model", "samples", "steps", "first loss", "last loss", "seconds"), trained
+        )
+        + '<div class="card">'
+        + bar_chart(bars, title="held-out accuracy before and after", width=720)
+        + "</div>"
+        + table_html(
+            ("round", "dataset", "part", "n", "before %", "after %", "lift (points)", "note"), rows
+        )
+    )
+
+
 def _browser_rows(admitted: list[dict[str, Any]]) -> list[dict[str, Any]]:
     rows = []
     for sample in admitted[:BROWSER_LIMIT]:
@@ -137,6 +217,7 @@ def write_run_report(
         f'<p class="meta">{len(rounds)} round(s) · training set {esc(train_name)} '
         f"({len(admitted)} admitted samples in {esc(admitted_path)})</p>",
         _accuracy_section(rounds),
+        _lift_section(rounds),
         _profile_section(rounds),
         _admission_section(rounds, admitted),
         "<h2>Admitted samples with lineage</h2>",

@@ -155,7 +155,7 @@ def build_sample(
     gold = answer_text(draft.answer)
     meta = {"dataset": generator.dataset, "split": "synthetic", **draft.meta}
     candidates = answer_candidates(draft.story, draft.spec)
-    if len(candidates) >= 2 and gold in candidates and not draft.wrong:
+    if len(candidates) >= 2 and gold in candidates:
         meta["candidates"] = candidates
     meta["trace"] = trace
     return Sample(

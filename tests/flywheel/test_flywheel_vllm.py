@@ -1,0 +1,160 @@
+"""The flywheel end to end on the real embedded vLLM server, a resume after a kill, and the
+guarantee that no admitted sample copies an evaluation item."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tomflywheel.config import Settings, parse_settings
+from tomflywheel.filter import ContaminationIndex
+from tomflywheel.flywheel import load_manifest, run_flywheel
+from tomflywheel.schema import read_samples
+
+pytestmark = pytest.mark.vllm
+
+ROOT = Path(__file__).resolve().parents[2]
+EVAL = ROOT / "data" / "eval"
+
+
+def _config(work: Path, base_url: str, *, naturalize: bool = False) -> dict:
+    return {
+        "server": "external",
+        "llm": {
+            "base_urls": [base_url],
+            "model": "smollm2-135m-instruct",
+            "concurrency": 8,
+            "cache_path": str(work / "requests.sqlite"),
+        },
+        "eval": {
+            "datasets": [
+                {"path": str(EVAL / "tomi_synth.jsonl"), "max_samples": 12},
+                {"path": str(EVAL / "hitom_synth.jsonl"), "max_samples": 8},
+            ],
+            "results_dir": str(work / "results"),
+            "datasets_dir": str(work / "datasets"),
+        },
+        "feedback": {
+            "budget": 12,
+            "min_per_weakness": 3,
+            "cross_check_rate": 0.0,
+            "naturalize": naturalize,
+            "naturalize_fraction": 0.5,
+        },
+        "filter": {
+            "rubric": {"min_clarity": 1, "min_solvability": 1, "require_tom": False},
+            "repair": {"attempts": 0},
+        },
+        "flywheel": {"runs_dir": str(work / "runs"), "train_dir": str(work / "train")},
+    }
+
+
+def _settings(work: Path, base_url: str, **kw: bool) -> Settings:
+    return parse_settings(yaml.safe_dump(_config(work, base_url, **kw)))
+
+
+def _jsonl(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+@pytest.fixture(scope="module")
+def one_round(vllm_base_url, tmp_path_factory):
+    work = tmp_path_factory.mktemp("flywheel")
+    settings = _settings(work, vllm_base_url)
+    return settings, run_flywheel(settings, run_dir=work / "runs" / "r1")
+
+
+def test_one_round_evaluates_diagnoses_synthesizes_filters_and_admits(one_round):
+    settings, result = one_round
+    manifest = load_manifest(result.run_dir)
+    assert list(manifest.round(1).stages) == ["evaluate", "feedback", "filter"]
+    summary = json.loads((result.run_dir / "round_1" / "summary.json").read_text())
+    assert set(summary["accuracy"]) == {"tomi_synth", "hitom_synth"}
+    assert summary["accuracy"]["tomi_synth"]["overall"]["n"] == 12
+    assert summary["candidates"]["total"] == 12
+    outcome = summary["filter"]
+    assert outcome["admitted"] + outcome["rejected"] == 12
+    admitted = _jsonl(settings.flywheel.train_dir / f"{manifest.train_name}.jsonl")
+    assert len(admitted) == outcome["admitted"] > 0
+    for sample in admitted:
+        assert (
+            sample["meta"]["lineage"]["plan_id"]
+            == manifest.round(1).stages["feedback"].outputs["plan_id"]
+        )
+        assert sample["meta"]["origin"] == "symbolic"
+    assert summary["error_profile"]["total"] > 0
+    assert summary["requests"] > 0 and set(summary["seconds"]) == {"evaluate", "feedback", "filter"}
+    html = result.report.read_text(encoding="utf-8")
+    assert "Evaluation per round" in html and admitted[0]["id"] in html
+
+
+def test_no_admitted_sample_copies_an_evaluation_item(one_round):
+    settings, result = one_round
+    index = ContaminationIndex.build(settings.filter.dedup, sorted(EVAL.glob("*.jsonl")))
+    admitted = read_samples(settings.flywheel.train_dir / f"{result.manifest.train_name}.jsonl")
+    assert [s.id for s in admitted if index.match(s) is not None] == []
+
+
+def test_a_run_killed_during_feedback_resumes_without_repeating_work(vllm_base_url, tmp_path):
+    config = tmp_path / "c.yaml"
+    config.write_text(yaml.safe_dump(_config(tmp_path, vllm_base_url, naturalize=True)))
+    run_dir = tmp_path / "runs" / "killed"
+    command = [
+        sys.executable,
+        "-m",
+        "tomflywheel",
+        "flywheel",
+        "-c",
+        str(config),
+        "--run-dir",
+        str(run_dir),
+    ]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TOMFLYWHEEL_")}
+    process = subprocess.Popen(
+        command,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    feedback = run_dir / "round_1" / "eval" / "feedback"
+    while process.poll() is None:
+        # Killed once diagnoses are written and before candidates exist: mid-feedback.
+        if (feedback / "diagnoses.jsonl").exists() and not (feedback / "candidates.jsonl").exists():
+            os.killpg(process.pid, signal.SIGKILL)
+            break
+        time.sleep(0.02)
+    process.wait()
+    before = load_manifest(run_dir)
+    assert list(before.round(1).stages) == ["evaluate"], "killed during feedback"
+    evaluated = before.round(1).stages["evaluate"]
+    diagnosed = len(_jsonl(feedback / "diagnoses.jsonl"))
+    resumed = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
+    assert resumed.returncode == 0, resumed.stderr[-2000:]
+    after = load_manifest(run_dir)
+    assert after.round(1).stages["evaluate"] == evaluated  # not run again
+    diagnoses = _jsonl(feedback / "diagnoses.jsonl")
+    keys = [(d["dataset"], d["sample_id"], d["trial"]) for d in diagnoses]
+    assert len(keys) == len(set(keys)) >= diagnosed
+    # An uninterrupted run (same cache) ends in the same state.
+    clean_dir = tmp_path / "runs" / "clean"
+    clean = subprocess.run(
+        [*command[:-1], str(clean_dir)], env=env, capture_output=True, text=True, check=False
+    )
+    assert clean.returncode == 0, clean.stderr[-2000:]
+    assert (clean_dir / "round_1" / "eval" / "feedback" / "candidates.jsonl").read_bytes() == (
+        feedback / "candidates.jsonl"
+    ).read_bytes()
+    ids = {
+        name: [s["id"] for s in _jsonl(tmp_path / "train" / f"flywheel-{name}.jsonl")]
+        for name in ("killed", "clean")
+    }
+    assert ids["killed"] == ids["clean"]

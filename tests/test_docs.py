@@ -1,0 +1,30 @@
+"""Every registered judging method and error category is documented (lists come from code)."""
+
+from pathlib import Path
+
+import pytest
+
+from tomflywheel.evaluation.judge import JUDGES
+from tomflywheel.schema import ErrorCategory
+
+DOCS = Path(__file__).resolve().parents[1] / "docs"
+
+
+@pytest.mark.parametrize("name", JUDGES.names())
+def test_every_judging_method_is_documented(name):
+    assert f"- `{name}`" in (DOCS / "evaluation.md").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("category", [c.value for c in ErrorCategory])
+def test_every_error_category_is_documented(category):
+    assert f"| `{category}` |" in (DOCS / "feedback.md").read_text(encoding="utf-8")
+
+
+def test_the_readme_lists_every_command():
+    import typer
+
+    from tomflywheel.cli import app
+
+    readme = (DOCS.parent / "README.md").read_text(encoding="utf-8")
+    for name in typer.main.get_command(app).commands:
+        assert f"tomflywheel {name}" in readme, name
