@@ -72,7 +72,10 @@ def config(work: Path, paths: dict[str, Path], args: argparse.Namespace) -> dict
         },
         "train": {
             "steps": args.steps,
-            "batch_size": args.batch_size,
+            "batch_size": args.micro_batch,
+            "gradient_accumulation": max(1, args.batch_size // args.micro_batch),
+            "gradient_checkpointing": args.micro_batch < args.batch_size,
+            "max_length": args.max_length,
             "learning_rate": args.learning_rate,
             "seed": 0,
         },
@@ -95,7 +98,9 @@ def main() -> None:
     parser.add_argument("--samples", type=int, default=60, help="ToMi items per slice")
     parser.add_argument("--budget", type=int, default=96, help="candidates to synthesize")
     parser.add_argument("--steps", type=int, default=40, help="fine-tuning steps")
-    parser.add_argument("--batch-size", type=int, default=8)
+    parser.add_argument("--batch-size", type=int, default=8, help="samples per optimizer step")
+    parser.add_argument("--micro-batch", type=int, default=4, help="samples per forward pass")
+    parser.add_argument("--max-length", type=int, default=640, help="longest training sample")
     parser.add_argument("--learning-rate", type=float, default=5e-5)
     parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--base-url", help="evaluate the base model on an existing server")

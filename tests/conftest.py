@@ -20,6 +20,18 @@ def benchmarks_dir() -> Path:
     return Path(os.environ.get(BENCHMARKS_ENV) or ROOT.parent / "shared" / "benchmarks")
 
 
+def served_requests(base_url: str) -> float:
+    """Requests a vLLM server says it finished (its Prometheus counter): proves "0 requests"."""
+    import httpx
+
+    text = httpx.get(base_url.removesuffix("/v1") + "/metrics", timeout=10).text
+    return sum(
+        float(line.rsplit(" ", 1)[1])
+        for line in text.splitlines()
+        if line.startswith("vllm:request_success_total{")
+    )
+
+
 @pytest.fixture(scope="session")
 def benchmarks() -> Path:
     """The benchmark folder; tests using it skip with the reason when it is absent."""

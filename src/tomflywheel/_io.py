@@ -5,6 +5,7 @@ One module owns this so a crash can never leave a half-written record that a lat
 
 from __future__ import annotations
 
+import datetime as _dt
 import json
 import os
 import tempfile
@@ -42,6 +43,35 @@ def validation_error_field(err: ValidationError) -> tuple[str, str]:
     return _loc_to_field(tuple(first["loc"])), first["msg"]
 
 
+def iter_jsonl(
+    path: Path, *, tolerate_partial_tail: bool = False
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(1-based line number, object) for each non-blank line of a JSONL file.
+
+    Args:
+        path: The file to read.
+        tolerate_partial_tail: Stop silently at a last line without a newline that is not valid
+            JSON (a write cut by a crash); artifact readers resuming a stage want this.
+
+    Raises:
+        DataError: A line is not JSON or not an object; names file and line.
+    """
+    with Path(path).open("r", encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as err:
+                if tolerate_partial_tail and not line.endswith("\n"):
+                    return
+                raise DataError(path, number, None, f"invalid JSON ({err.msg})") from err
+            if not isinstance(obj, dict):
+                kind = "null" if obj is None else type(obj).__name__
+                raise DataError(path, number, None, f"expected a JSON object, got {kind}")
+            yield number, obj
+
+
 @overload
 def read_jsonl(path: Path, model: type[M], *, tolerate_partial_tail: bool = ...) -> Iterator[M]: ...
 @overload
@@ -70,26 +100,15 @@ def read_jsonl(
         DataError: A line is not JSON, not an object, or fails validation; names file:line:field.
     """
     path = Path(path)
-    with path.open("r", encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as err:
-                if tolerate_partial_tail and not line.endswith("\n"):
-                    return
-                raise DataError(path, number, None, f"invalid JSON ({err.msg})") from err
-            if not isinstance(obj, dict):
-                raise DataError(path, number, None, "expected a JSON object")
-            if model is None:
-                yield obj
-                continue
-            try:
-                yield model.model_validate(obj)
-            except ValidationError as err:
-                field, reason = validation_error_field(err)
-                raise DataError(path, number, field, reason) from err
+    for number, obj in iter_jsonl(path, tolerate_partial_tail=tolerate_partial_tail):
+        if model is None:
+            yield obj
+            continue
+        try:
+            yield model.model_validate(obj)
+        except ValidationError as err:
+            field, reason = validation_error_field(err)
+            raise DataError(path, number, field, reason) from err
 
 
 def repair_partial_tail(path: Path) -> int:
@@ -222,3 +241,16 @@ class OrderedAppender:
             self._appender.append(self._pending.pop(self._next))
             self._next += 1
             self.written += 1
+
+
+def timestamp_name(folder: Path) -> str:
+    """A new folder name under ``folder``: the current time, e.g. ``20261121-183005``.
+
+    ``-2``, ``-3``, ... is added when that name is taken.
+    """
+    base = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+    candidate, n = base, 1
+    while (Path(folder) / candidate).exists():
+        n += 1
+        candidate = f"{base}-{n}"
+    return candidate

@@ -11,23 +11,14 @@ import sys
 import time
 from pathlib import Path
 
-import httpx
 import pytest
 
+from tests.conftest import served_requests
 from tests.evaluation.conftest import external_settings
 from tomflywheel.config import DatasetRef
 from tomflywheel.evaluation import run_evaluation
 
 pytestmark = pytest.mark.vllm
-
-
-def _served(base_url: str) -> float:
-    text = httpx.get(base_url.removesuffix("/v1") + "/metrics", timeout=10).text
-    return sum(
-        float(line.rsplit(" ", 1)[1])
-        for line in text.splitlines()
-        if line.startswith("vllm:request_success_total{")
-    )
 
 
 def _lines(path: Path) -> list[dict]:
@@ -95,10 +86,10 @@ def test_rerunning_a_finished_experiment_sends_nothing_and_changes_no_byte(finis
     settings, summary = finished
     root = summary.experiment.root
     before = {p: p.read_bytes() for p in root.glob("*/*.jsonl")}
-    served = _served(vllm_base_url)
+    served = served_requests(vllm_base_url)
     again = run_evaluation(settings, exp_dir=root)
     assert again.usage == {}  # no client was even opened
-    assert _served(vllm_base_url) == served
+    assert served_requests(vllm_base_url) == served
     assert {p: p.read_bytes() for p in root.glob("*/*.jsonl")} == before
     assert all(d.predicted == 0 and d.judged == 0 for d in again.datasets)
 
@@ -108,7 +99,7 @@ def test_metrics_rerun_from_the_folder_alone(finished, vllm_base_url, tmp_path):
     copy = tmp_path / "moved"
     shutil.copytree(summary.experiment.root, copy)
     (copy / "tomi_open" / "metrics.json").unlink()
-    served = _served(vllm_base_url)
+    served = served_requests(vllm_base_url)
     result = subprocess.run(
         [sys.executable, "-m", "tomflywheel", "eval", "--exp-dir", str(copy), "--stage", "metric"],
         capture_output=True,
@@ -117,7 +108,7 @@ def test_metrics_rerun_from_the_folder_alone(finished, vllm_base_url, tmp_path):
         env={**os.environ, "TOMFLYWHEEL_BASE_URL": "http://127.0.0.1:9/v1"},  # nothing listens
     )
     assert result.returncode == 0, result.stderr
-    assert _served(vllm_base_url) == served
+    assert served_requests(vllm_base_url) == served
     original = json.loads((summary.experiment.root / "tomi_open" / "metrics.json").read_text())
     assert json.loads((copy / "tomi_open" / "metrics.json").read_text()) == original
 

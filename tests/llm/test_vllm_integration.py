@@ -7,11 +7,10 @@ import os
 import signal
 import threading
 
-import httpx
 import pytest
 from pydantic import BaseModel, Field
 
-from tests.conftest import SERVED_NAME
+from tests.conftest import SERVED_NAME, served_requests
 from tests.llm._proxy import failing_proxy
 from tomflywheel.config import EmbeddedServerSettings
 from tomflywheel.errors import LLMRequestError, ServerError
@@ -30,16 +29,6 @@ from tomflywheel.llm import (
 pytestmark = pytest.mark.vllm
 
 PROMPTS = [f"Count from {i} to {i + 3}:" for i in range(24)]
-
-
-def _served_requests(base_url: str) -> float:
-    """Requests the server itself says it finished (its Prometheus counter)."""
-    text = httpx.get(base_url.removesuffix("/v1") + "/metrics", timeout=10).text
-    return sum(
-        float(line.rsplit(" ", 1)[1])
-        for line in text.splitlines()
-        if line.startswith("vllm:request_success_total{")
-    )
 
 
 def test_chat_returns_text_usage_and_latency(llm_settings):
@@ -72,17 +61,17 @@ def _echo_batch(settings):
 
 
 def test_a_concurrent_batch_keeps_input_order_and_a_rerun_sends_nothing(llm_settings):
-    before = _served_requests(llm_settings.base_urls[0])
+    before = served_requests(llm_settings.base_urls[0])
     first, stats = _echo_batch(llm_settings)
     # echo=True: each reply starts with its own prompt, so order is checked on real output.
     assert [r.text[: len(p)] for r, p in zip(first, PROMPTS, strict=True)] == PROMPTS
     assert stats.requests_sent == len(PROMPTS) and stats.cache_hits == 0
-    assert _served_requests(llm_settings.base_urls[0]) - before == len(PROMPTS)
+    assert served_requests(llm_settings.base_urls[0]) - before == len(PROMPTS)
 
-    middle = _served_requests(llm_settings.base_urls[0])
+    middle = served_requests(llm_settings.base_urls[0])
     again, stats = _echo_batch(llm_settings)
     assert stats.requests_sent == 0 and stats.cache_hits == len(PROMPTS)
-    assert _served_requests(llm_settings.base_urls[0]) == middle  # nothing reached the server
+    assert served_requests(llm_settings.base_urls[0]) == middle  # nothing reached the server
     assert [r.text for r in again] == [r.text for r in first]
     assert all(r.cached for r in again)
 

@@ -128,9 +128,12 @@ def test_the_cli_trains_with_lora_and_saves_merged_plain_weights(tmp_path, base_
     data = tmp_path / "train.jsonl"
     write_jsonl_atomic(data, tomi_style_samples(4))
     out = tmp_path / "cli-lora"
+    config = tmp_path / "c.yaml"
+    config.write_text("server: embedded\n", encoding="utf-8")  # no train section: defaults
     result = CliRunner().invoke(
         app,
         ["train", "--data", str(data), "--base", str(base_model), "--out", str(out),
+         "--config", str(config),
          "--steps", "1", "--batch-size", "2", "--max-length", "384", "--lora", "--lora-rank", "4"],
     )  # fmt: skip
     assert result.exit_code == 0, result.output

@@ -14,11 +14,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from tomflywheel._io import iter_jsonl
 from tomflywheel.datasets._common import (
     Loc,
     choice,
     get,
-    iter_jsonl,
     make_sample,
     read_json,
     slug,

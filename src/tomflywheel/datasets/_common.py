@@ -124,27 +124,6 @@ def read_json(path: Path) -> Any:
         raise DataError(path, None, None, f"not UTF-8 text ({err.reason})") from err
 
 
-def iter_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    """(line number, object) for each non-blank line of a JSON Lines file.
-
-    Raises:
-        DataError: A line is not a JSON object; names the line.
-    """
-    with path.open("r", encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as err:
-                raise DataError(path, number, None, f"invalid JSON ({err.msg})") from err
-            if not isinstance(obj, dict):
-                raise DataError(
-                    path, number, None, f"expected a JSON object, got {_type_name(obj)}"
-                )
-            yield number, obj
-
-
 def iter_csv(
     path: Path, *, delimiter: str = ",", columns: int | None = None
 ) -> Iterator[tuple[int, list[str]]]:

@@ -10,7 +10,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal
 
-from tomflywheel.datasets._common import Loc, find_source, iter_jsonl, make_sample, text, text_list
+from tomflywheel._io import iter_jsonl
+from tomflywheel.datasets._common import Loc, find_source, make_sample, text, text_list
 from tomflywheel.datasets._registry import IMPORTERS
 from tomflywheel.datasets._task import TaskSpec, register_task
 from tomflywheel.schema import Sample

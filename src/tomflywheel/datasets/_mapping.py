@@ -30,8 +30,8 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from tomflywheel._io import validation_error_field
-from tomflywheel.datasets._common import Loc, iter_jsonl, make_sample, read_csv_dicts, read_json
+from tomflywheel._io import iter_jsonl, validation_error_field
+from tomflywheel.datasets._common import Loc, make_sample, read_csv_dicts, read_json
 from tomflywheel.datasets._registry import IMPORTERS
 from tomflywheel.datasets._task import TASKS, JudgeName, PromptKind
 from tomflywheel.errors import ConfigError, DataError

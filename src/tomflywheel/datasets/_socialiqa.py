@@ -6,7 +6,8 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from tomflywheel.datasets._common import Loc, find_source, iter_jsonl, make_sample, text
+from tomflywheel._io import iter_jsonl
+from tomflywheel.datasets._common import Loc, find_source, make_sample, text
 from tomflywheel.datasets._registry import IMPORTERS
 from tomflywheel.datasets._task import TaskSpec, register_task
 from tomflywheel.errors import DataError

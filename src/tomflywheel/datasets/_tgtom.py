@@ -17,7 +17,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from tomflywheel.datasets._common import Loc, get, iter_jsonl, make_sample, text, text_list
+from tomflywheel._io import iter_jsonl
+from tomflywheel.datasets._common import Loc, get, make_sample, text, text_list
 from tomflywheel.datasets._registry import IMPORTERS
 from tomflywheel.datasets._task import TaskSpec, register_task
 from tomflywheel.errors import DataError

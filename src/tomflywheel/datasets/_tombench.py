@@ -8,7 +8,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal
 
-from tomflywheel.datasets._common import Loc, iter_jsonl, make_sample, slug, text
+from tomflywheel._io import iter_jsonl
+from tomflywheel.datasets._common import Loc, make_sample, slug, text
 from tomflywheel.datasets._registry import IMPORTERS
 from tomflywheel.datasets._task import TaskSpec, register_task
 from tomflywheel.errors import DataError

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import datetime as _dt
 import json
 import logging
 from dataclasses import dataclass
@@ -11,7 +10,12 @@ from typing import Any
 
 import yaml
 
-from tomflywheel._io import atomic_write_json, atomic_write_text, write_jsonl_atomic
+from tomflywheel._io import (
+    atomic_write_json,
+    atomic_write_text,
+    timestamp_name,
+    write_jsonl_atomic,
+)
 from tomflywheel.config import DatasetRef, Settings, parse_settings
 from tomflywheel.datasets import TaskSpec
 from tomflywheel.errors import ConfigError, DataError
@@ -79,16 +83,6 @@ def _pick(data: dict[str, Any], path: tuple[str, ...]) -> Any:
     return data
 
 
-def new_experiment_id(results_dir: Path) -> str:
-    """A timestamp id (``20261121-183005``), suffixed if that folder already exists."""
-    base = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
-    candidate, n = base, 1
-    while (results_dir / candidate).exists():
-        n += 1
-        candidate = f"{base}-{n}"
-    return candidate
-
-
 def open_experiment(settings: Settings, exp_dir: Path | None) -> Experiment:
     """Create a new experiment, or resume ``exp_dir`` after checking it used the same settings.
 
@@ -96,7 +90,7 @@ def open_experiment(settings: Settings, exp_dir: Path | None) -> Experiment:
         ConfigError: ``exp_dir`` was run with settings that change the prompts or the model.
     """
     if exp_dir is None:
-        exp_dir = settings.eval.results_dir / new_experiment_id(settings.eval.results_dir)
+        exp_dir = settings.eval.results_dir / timestamp_name(settings.eval.results_dir)
     experiment = Experiment(Path(exp_dir))
     snapshot = settings.snapshot()
     config_path = experiment.root / CONFIG_FILE

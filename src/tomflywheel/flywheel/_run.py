@@ -10,7 +10,6 @@ it stopped: finished stages are skipped, and the interrupted one resumes from it
 
 from __future__ import annotations
 
-import datetime as _dt
 import logging
 import time
 from collections.abc import Callable
@@ -20,7 +19,7 @@ from typing import Any
 
 import yaml
 
-from tomflywheel._io import atomic_write_json, atomic_write_text
+from tomflywheel._io import atomic_write_json, atomic_write_text, timestamp_name
 from tomflywheel.config import Settings
 from tomflywheel.errors import ConfigError
 from tomflywheel.evaluation import ProgressFactory, run_evaluation
@@ -51,16 +50,6 @@ class FlywheelSummary:
     report: Path | None = None
     skipped: list[str] = field(default_factory=list)
     """``round k: stage`` entries already done before this invocation (a resume)."""
-
-
-def new_run_id(runs_dir: Path) -> str:
-    """A timestamp id, suffixed when taken."""
-    base = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
-    candidate, n = base, 1
-    while (runs_dir / candidate).exists():
-        n += 1
-        candidate = f"{base}-{n}"
-    return candidate
 
 
 def round_settings(settings: Settings, k: int) -> Settings:
@@ -253,7 +242,7 @@ def run_flywheel(
     """
     flywheel = settings.flywheel
     total = rounds or flywheel.rounds
-    run_dir = Path(run_dir) if run_dir else flywheel.runs_dir / new_run_id(flywheel.runs_dir)
+    run_dir = Path(run_dir) if run_dir else flywheel.runs_dir / timestamp_name(flywheel.runs_dir)
     manifest = load_manifest(run_dir)
     if manifest is None:
         run_dir.mkdir(parents=True, exist_ok=True)

@@ -103,21 +103,24 @@ def _optimizer(model: torch.nn.Module, settings: TrainSettings) -> torch.optim.O
 def _micro_batch_loss(
     model: torch.nn.Module, batch: dict[str, torch.Tensor], placement: Placement
 ) -> torch.Tensor:
-    """Summed cross-entropy over the batch's target tokens (the caller divides by the step's)."""
+    """Summed cross-entropy over the batch's target tokens (the caller divides by the step's).
+
+    The output layer runs on the target positions only: full logits (batch x length x a 49k
+    vocabulary, in float32 for the loss) would take gigabytes for a few answer tokens.
+    """
     import torch
     import torch.nn.functional as F
 
+    targets = batch["labels"][:, 1:]
+    keep = targets != IGNORE_INDEX
     device_type = "cuda" if placement.device.startswith("cuda") else "cpu"
     with torch.autocast(device_type, dtype=torch.bfloat16, enabled=placement.autocast_bf16):
-        logits = model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"]).logits
-    shifted = logits[:, :-1, :].float()
-    targets = batch["labels"][:, 1:]
-    return F.cross_entropy(
-        shifted.reshape(-1, shifted.size(-1)),
-        targets.reshape(-1),
-        ignore_index=IGNORE_INDEX,
-        reduction="sum",
-    )
+        decoder = model.get_decoder()  # type: ignore[operator]
+        hidden = decoder(
+            input_ids=batch["input_ids"], attention_mask=batch["attention_mask"]
+        ).last_hidden_state
+        logits = model.get_output_embeddings()(hidden[:, :-1, :][keep])  # type: ignore[operator]
+    return F.cross_entropy(logits.float(), targets[keep], reduction="sum")
 
 
 @dataclass(slots=True)
