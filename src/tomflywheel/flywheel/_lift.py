@@ -16,7 +16,7 @@ from tomflywheel.evaluation import accuracy, read_judgments
 from tomflywheel.schema import Judgment, Sample, Verdict, read_samples
 
 SHORTCUT_DROP = 0.05
-"""A control drop of at least this much (5 points) beside a target gain is flagged."""
+"""A drop of at least this much (5 points) on one part beside a gain on the other is flagged."""
 
 
 def is_control(sample: Sample) -> bool:
@@ -65,16 +65,30 @@ def compare(before_exp: Path, after_exp: Path) -> dict[str, Any]:
             continue
         before, after = dataset_split(folder.parent), dataset_split(after_folder)
         lift = {key: _delta(before[key], after[key]) for key in before}
-        target_gain = (lift["targets"] or 0) > 0
-        control_drop = lift["controls"] is not None and lift["controls"] <= -SHORTCUT_DROP
         out[label] = {
             "before": before,
             "after": after,
             "lift": lift,
             "groups": _group_lifts(folder.parent / "metrics.json", after_folder / "metrics.json"),
-            "shortcut_warning": target_gain and control_drop,
+            "shortcut_warning": shortcut_warning(lift["targets"], lift["controls"]),
         }
     return out
+
+
+def shortcut_warning(targets: float | None, controls: float | None) -> str | None:
+    """A note when targets and controls move apart (a bias, not a skill), else ``None``.
+
+    Targets up with controls down: answers learned to avoid the true state ("never where the
+    object is"). Controls up with targets down: answers drifted toward the true state (reality
+    bias). Both are flagged when the part that fell lost at least ``SHORTCUT_DROP``.
+    """
+    if targets is None or controls is None:
+        return None
+    if targets > 0 and controls <= -SHORTCUT_DROP:
+        return "possible new shortcut: targets rose while controls dropped"
+    if controls > 0 and targets <= -SHORTCUT_DROP:
+        return "possible reality bias: controls rose while targets dropped"
+    return None
 
 
 def _group_lifts(before_path: Path, after_path: Path) -> dict[str, dict[str, Any]]:

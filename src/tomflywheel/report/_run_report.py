@@ -45,7 +45,9 @@ def _accuracy_section(rounds: Sequence[dict[str, Any]]) -> str:
     return (
         "<h2>Evaluation per round</h2>"
         f'<div class="card">{bar_chart(bars, title="overall accuracy per round", width=720)}</div>'
+        + "<details><summary>Accuracy per group</summary>"
         + table_html(("round", "dataset", "group", "value", "n", "accuracy %"), rows)
+        + "</details>"
     )
 
 
@@ -113,11 +115,7 @@ def lift_rows(rounds: Sequence[dict[str, Any]]) -> list[tuple[Any, ...]]:
             for part in ("all", "targets", "controls"):
                 before, after = entry["before"][part], entry["after"][part]
                 lift = entry["lift"][part]
-                note = (
-                    "possible new shortcut: controls dropped"
-                    if (part == "controls" and entry["shortcut_warning"])
-                    else ""
-                )
+                note = (entry["shortcut_warning"] or "") if part == "controls" else ""
                 rows.append(
                     (
                         summary["round"],
@@ -218,8 +216,8 @@ def write_run_report(
         f"({len(admitted)} admitted samples in {esc(admitted_path)})</p>",
         _accuracy_section(rounds),
         _lift_section(rounds),
-        _profile_section(rounds),
         _admission_section(rounds, admitted),
+        _profile_section(rounds),
         "<h2>Admitted samples with lineage</h2>",
         '<p class="note">The "output" column shows the rationale derived from the trace.</p>',
         sample_browser(

@@ -1,0 +1,53 @@
+"""Before/after comparison: targets vs controls, and the shortcut flags."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tomflywheel._io import write_jsonl_atomic
+from tomflywheel.flywheel._lift import compare, is_control, shortcut_warning
+from tomflywheel.schema import Answer, Judgment, MethodRef, Sample, Verdict
+
+
+def _sample(i: int, **meta: object) -> Sample:
+    return Sample(
+        id=f"s{i}", story="", question="", answer=Answer(correct_answers=["x"]), meta=meta
+    )
+
+
+def test_controls_are_the_items_the_skill_is_not_needed_for():
+    assert is_control(_sample(0, control=True))
+    assert is_control(_sample(1, question_type="second_order_0_no_tom"))
+    assert is_control(_sample(2, story_type="true_belief"))
+    assert is_control(_sample(3, variant="informed"))
+    assert is_control(_sample(4, tom=False))
+    assert not is_control(_sample(5, question_type="first_order_1_tom", tom=True))
+    assert not is_control(_sample(6, variant="false_belief"))
+
+
+def test_parts_moving_apart_are_flagged_either_way():
+    assert shortcut_warning(0.2, -0.05).startswith("possible new shortcut")
+    assert shortcut_warning(-0.5, 0.24).startswith("possible reality bias")
+    assert shortcut_warning(0.2, -0.04) is None  # within noise
+    assert shortcut_warning(0.1, 0.1) is None
+    assert shortcut_warning(None, -0.3) is None
+
+
+def _experiment(folder: Path, verdicts: list[Verdict]) -> None:
+    samples = [_sample(i, control=i >= 2) for i in range(4)]
+    judgments = [
+        Judgment(sample_id=f"s{i}", verdict=v, method=MethodRef(name="rules"))
+        for i, v in enumerate(verdicts)
+    ]
+    write_jsonl_atomic(folder / "d" / "samples.jsonl", samples)
+    write_jsonl_atomic(folder / "d" / "judgment.jsonl", judgments)
+
+
+def test_compare_splits_targets_and_controls(tmp_path):
+    C, W, U = Verdict.CORRECT, Verdict.INCORRECT, Verdict.UNJUDGED
+    _experiment(tmp_path / "before", [W, W, C, C])
+    _experiment(tmp_path / "after", [C, C, W, U])
+    entry = compare(tmp_path / "before", tmp_path / "after")["d"]
+    assert entry["lift"] == {"all": 0.1667, "targets": 1.0, "controls": -1.0}
+    assert entry["after"]["controls"]["n"] == 1  # the unjudged one does not count
+    assert entry["shortcut_warning"].startswith("possible new shortcut")
