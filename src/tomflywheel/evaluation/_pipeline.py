@@ -185,14 +185,16 @@ def run_evaluation(
                 experiment.judgments(dataset.label),
                 build_judge(dataset.judge, settings.eval, JudgeContext(), dataset.task),
             )
-    needs_llm = "predict" in stages and any(
-        pending_predictions(d, experiment, trials) for d in loaded
-    )
-    needs_llm = needs_llm or (
+    to_predict = {
+        d.label: bool(pending_predictions(d, experiment, trials)) if "predict" in stages else False
+        for d in loaded
+    }
+    # A judge needs the server only for judgments still missing, or about to be (new predictions).
+    needs_llm = any(to_predict.values()) or (
         "judge" in stages
         and any(
             build_judge(d.judge, settings.eval, JudgeContext(), d.task).uses_llm
-            and (pending_judgments(d, experiment) or "predict" in stages)
+            and (to_predict[d.label] or bool(pending_judgments(d, experiment)))
             for d in loaded
         )
     )
