@@ -113,3 +113,12 @@ def test_a_truncated_file_names_the_line(source, tmp_path, fails_cleanly):
         "\n".join(source.read_text(encoding="utf-8").splitlines()[:40]), encoding="utf-8"
     )
     assert str(fails_cleanly("hitom", path)).startswith(f"{path}:40: invalid JSON")
+
+
+def test_candidates_are_the_options_the_story_names_and_hold_the_gold(cotp):
+    for sample in cotp:
+        candidates = sample.meta["candidates"]
+        assert set(candidates) <= set(sample.meta["options"])
+        assert sample.answer.correct_answers[0] in candidates
+        assert all(c in sample.story for c in candidates)
+    assert 2 < sum(len(s.meta["candidates"]) for s in cotp) / len(cotp) < 15

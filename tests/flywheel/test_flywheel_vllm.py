@@ -158,3 +158,49 @@ def test_a_run_killed_during_feedback_resumes_without_repeating_work(vllm_base_u
         for name in ("killed", "clean")
     }
     assert ids["killed"] == ids["clean"]
+
+
+def test_a_round_with_training_reports_the_held_out_lift(vllm_base_url, tmp_path):
+    """--train: held-out sets before, a tiny fine-tune, the new model served, held-out after."""
+    config = _config(tmp_path, vllm_base_url)
+    config["eval"]["datasets"] = [{"path": str(EVAL / "tomi_synth.jsonl"), "max_samples": 8}]
+    config["feedback"]["budget"] = 8
+    config["train"] = {"steps": 2, "batch_size": 2, "max_length": 384, "learning_rate": 1e-4}
+    config["flywheel"].update(
+        train=True,
+        heldout=[{"path": str(ROOT / "data" / "heldout" / "tomi_heldout.jsonl"), "max_samples": 6}],
+    )
+    settings = parse_settings(yaml.safe_dump(config))
+    result = run_flywheel(settings, run_dir=tmp_path / "runs" / "t")
+    stages = result.manifest.round(1).stages
+    assert list(stages) == [
+        "evaluate",
+        "feedback",
+        "filter",
+        "heldout_before",
+        "train",
+        "heldout_after",
+    ]
+    trained = stages["train"].outputs
+    assert trained["steps"] == 2 and trained["served_name"] == "smollm2-135m-instruct-t-r1"
+    assert (Path(trained["model_dir"]) / "config.json").exists()
+    assert stages["heldout_after"].outputs["model"] == trained["served_name"]
+    lift = result.rounds[0]["lift"]
+    assert set(lift) == {"tomi_heldout", "tomi_heldout_logprob"}
+    for entry in lift.values():
+        assert 0 < entry["before"]["all"]["n"] <= 6 and 0 < entry["after"]["all"]["n"] <= 6
+        assert (
+            entry["before"]["targets"]["n"] + entry["before"]["controls"]["n"]
+            == (entry["before"]["all"]["n"])
+        )
+    scored = _jsonl(
+        tmp_path
+        / "runs"
+        / "t"
+        / "round_1"
+        / "heldout_after"
+        / "tomi_heldout_logprob"
+        / "prediction.jsonl"
+    )
+    assert all(p["mode"] == "logprob" and len(p["option_logprobs"]) >= 2 for p in scored)
+    assert "Fine-tuning and lift" in result.report.read_text(encoding="utf-8")

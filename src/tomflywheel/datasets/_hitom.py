@@ -39,6 +39,14 @@ _OPTION = re.compile(r"(?:^|, )([A-O])\. ")
 _NUMBERED = re.compile(r"^\d+ ")
 
 
+def story_candidates(story: str, options: list[str]) -> list[str]:
+    """The options the story itself names (its containers), in option order.
+
+    These are the candidate answers log-prob scoring compares: a handful instead of all 15.
+    """
+    return [o for o in options if re.search(rf"(?<![\w]){re.escape(o)}(?![\w])", story)]
+
+
 def split_choices(choices: str) -> list[str] | None:
     """``"A. x, B. y, ..."`` -> ``["x", "y", ...]`` when the letters run A, B, C, ... in order."""
     marks = list(_OPTION.finditer(choices))
@@ -120,6 +128,7 @@ def import_hitom(source: Path, *, prompting: Literal["CoTP", "VP"] = "CoTP") -> 
                 "story_length": record["story_length"],
                 "source_id": record["sample_id"],
                 "options": record["options"],
+                "candidates": story_candidates(record["story"], record["options"]),
                 # Gold of both prompting styles agrees: the "clean" subset of the data notes.
                 "clean": len(set(answers.values())) == 1 and len(answers) == 2,
             },
