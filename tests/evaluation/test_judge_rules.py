@@ -4,7 +4,16 @@ import asyncio
 
 import pytest
 
-from tomflywheel.evaluation.judge import JUDGES, JudgeContext, match_text, normalize, parse_letters
+from tomflywheel.evaluation._predict import scoring_sample
+from tomflywheel.evaluation._shuffle import shuffle_options
+from tomflywheel.evaluation.judge import (
+    JUDGES,
+    JudgeContext,
+    gold_positions,
+    match_text,
+    normalize,
+    parse_letters,
+)
 from tomflywheel.schema import Answer, Prediction, Sample, Verdict
 
 
@@ -145,6 +154,32 @@ def test_logprob_judge_picks_the_highest_option_and_maps_it_back():
     per_token = JUDGES.get("logprob")(JudgeContext(), normalize="mean")
     # Per token, red_box scores -0.25: still the best; blue_bag -3, green_crate -2.
     assert asyncio.run(per_token(sample, scored)).answer == "red_box"
+
+
+def test_logprob_judge_scores_candidates_against_their_gold_not_spelling_variants():
+    """ToMi keeps ``green_bucket`` and ``green bucket`` as golds; only one candidate is gold."""
+    sample = Sample(
+        id="tomi-test-000000",
+        story="The grapefruit is in the green_bucket.\nAria moved it to the blue_container.",
+        question="Where was the grapefruit at the beginning?",
+        answer=Answer(correct_answers=["green_bucket", "green bucket"]),
+        meta={"candidates": ["green_bucket", "blue_container"]},
+    )
+    shuffled = shuffle_options(scoring_sample(sample))
+    by_option = {"green_bucket": -11.8, "blue_container": -8.9}
+    prediction = Prediction(
+        sample_id=sample.id,
+        mode="logprob",
+        endpoint="completions",
+        options=shuffled.options,
+        option_map=shuffled.option_map,
+        gold_letters=shuffled.gold_letters,
+        option_logprobs=[by_option[o] for o in shuffled.options],
+        option_token_counts=[3, 3],
+    )
+    judgment = asyncio.run(JUDGES.get("logprob")(JudgeContext())(sample, prediction))
+    assert (judgment.verdict, judgment.answer) == (Verdict.INCORRECT, "blue_container")
+    assert [shuffled.options[i] for i in gold_positions(prediction)] == ["green_bucket"]
 
 
 def test_tasks_without_partial_credit_skip_prefix_and_suffix():

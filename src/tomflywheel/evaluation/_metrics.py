@@ -101,7 +101,7 @@ def _sweep(
     argmax = []
     for p in scored:
         scores = option_scores(p, settings.normalize)
-        gold = gold_positions(p, len(samples[p.sample_id].answer.correct_answers))
+        gold = gold_positions(p)
         best = max(range(len(scores)), key=lambda i: (scores[i], -i))
         argmax.append((unit(p), 1.0 if best in gold else 0.0))
         rows.append((unit(p), scores, gold))

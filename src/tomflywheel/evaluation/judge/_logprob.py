@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from tomflywheel.evaluation._shuffle import LETTERS
 from tomflywheel.evaluation.judge._base import JUDGES, JudgeContext, error_judgment
 from tomflywheel.schema import Judgment, MethodRef, Prediction, Sample, Verdict
 
@@ -28,9 +29,14 @@ def softmax(scores: Sequence[float], temperature: float) -> list[float]:
     return [weight / total for weight in weights]
 
 
-def gold_positions(prediction: Prediction, n_correct: int) -> list[int]:
-    """Positions (in shown order) of the correct options."""
-    return [pos for pos, index in enumerate(prediction.option_map or []) if index < n_correct]
+def gold_positions(prediction: Prediction) -> list[int]:
+    """Positions (in shown order) of the correct options.
+
+    Read from the letters recorded when the options were scored: the scored options may be the
+    story's candidates rather than the sample's own answer lists (which can hold spelling variants
+    of the gold, like ToMi's ``green_bucket`` / ``green bucket``).
+    """
+    return [LETTERS.index(letter) for letter in prediction.gold_letters or []]
 
 
 @dataclass
@@ -51,7 +57,7 @@ class LogprobJudge:
             return error_judgment(prediction, self.ref)
         scores = option_scores(prediction, self.normalize)
         best = max(range(len(scores)), key=lambda i: (scores[i], -i))
-        gold = gold_positions(prediction, len(sample.answer.correct_answers))
+        gold = gold_positions(prediction)
         verdict = Verdict.CORRECT if best in gold else Verdict.INCORRECT
         options = prediction.options or []
         return Judgment(
