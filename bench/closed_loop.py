@@ -2,9 +2,11 @@
 
 SmolLM2-135M-Instruct on the embedded vLLM server. Synthesis seeds: a ToMi *val* slice and a
 Hi-ToM slice; held-out sets (never seeds): a ToMi *test* slice and another Hi-ToM slice, each
-scored by generation and by log-prob over its answer options (format-free). Prints before/after
-accuracy on all items, targets and controls, sample counts, and wall time per stage. Defaults
-finish in well under 30 minutes here; larger settings are flags (for GPU machines).
+scored by generation and by log-prob over its answer options (format-free). ToMi slices are
+half targets (belief questions on false-belief stories), half controls; Hi-ToM slices cycle
+through orders, story lengths and deception. Prints before/after accuracy on all items,
+targets and controls, sample counts, and wall time per stage. Defaults finish in about 25
+minutes here; larger settings are flags (for GPU machines).
 
     python bench/closed_loop.py                          # CPU defaults
     python bench/closed_loop.py --samples 200 --budget 400 --steps 300 --batch-size 16
@@ -24,20 +26,31 @@ import yaml
 from tomflywheel._io import write_jsonl_atomic
 from tomflywheel.config import parse_settings
 from tomflywheel.datasets import load_benchmark
-from tomflywheel.flywheel import load_manifest, run_flywheel
+from tomflywheel.flywheel import is_control, load_manifest, run_flywheel
 from tomflywheel.report import lift_rows
+from tomflywheel.schema import Sample
 
 BENCHMARKS = Path(__file__).resolve().parents[1].parent / "shared" / "benchmarks"
 
 
+def balanced(samples: list[Sample], n: int) -> list[Sample]:
+    """The first ``n // 2`` targets and the first ``n - n // 2`` controls, in file order."""
+    targets = [s for s in samples if not is_control(s)][: n // 2]
+    controls = [s for s in samples if is_control(s)][: n - n // 2]
+    return sorted(targets + controls, key=samples.index)
+
+
 def slices(work: Path, n: int) -> dict[str, Path]:
+    """ToMi: half targets, half controls. Hi-ToM: every 20th item, which cycles through the
+    orders 0-4 (0 is the reality control), story lengths 1-3 and deception; seeds and held-out
+    items come from different stories."""
     tomi = BENCHMARKS / "tomi" / "tomi_balanced_story_types"
     hitom = load_benchmark("hitom", BENCHMARKS / "hitom" / "Hi-ToM_data.json")
     files = {
-        "tomi_val_seed": load_benchmark("tomi", tomi, split="val")[:n],
-        "hitom_seed": hitom[: n // 2],
-        "tomi_test_heldout": load_benchmark("tomi", tomi, split="test")[:n],
-        "hitom_heldout": hitom[300 : 300 + n // 2],
+        "tomi_val_seed": balanced(load_benchmark("tomi", tomi, split="val"), n),
+        "hitom_seed": hitom[0::20][: n // 2],
+        "tomi_test_heldout": balanced(load_benchmark("tomi", tomi, split="test"), n),
+        "hitom_heldout": hitom[10::20][: n // 2],
     }
     paths = {}
     for name, samples in files.items():

@@ -64,6 +64,7 @@ def test_first_record_field_by_field(cotp):
     assert first.meta["options"][-1] == "green_bathtub"
     assert "green_drawer" not in first.answer.wrong_answers
     assert first.meta["order"] == 0
+    assert first.meta["tom"] is False  # "really?": the reality control
     assert first.meta["deception"] is False
     assert first.meta["story_length"] == 1
 

@@ -124,6 +124,8 @@ def import_hitom(source: Path, *, prompting: Literal["CoTP", "VP"] = "CoTP") -> 
                 "dataset": "hitom",
                 "prompting": prompting,
                 "order": record["question_order"],
+                # Order 0 asks where the object really is: a control, no belief needed.
+                "tom": record["question_order"] > 0,
                 "deception": record["deception"],
                 "story_length": record["story_length"],
                 "source_id": record["sample_id"],
