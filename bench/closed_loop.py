@@ -5,7 +5,7 @@ Hi-ToM slice; held-out sets (never seeds): a ToMi *test* slice and another Hi-To
 scored by generation and by log-prob over its answer options (format-free). ToMi slices are
 half targets (belief questions on false-belief stories), half controls; Hi-ToM slices cycle
 through orders, story lengths and deception. Prints before/after accuracy on all items,
-targets and controls, sample counts, and wall time per stage. Defaults finish in about 25
+targets and controls, sample counts, and wall time per stage. Defaults finish in about 32
 minutes here; larger settings are flags (for GPU machines).
 
     python bench/closed_loop.py                          # CPU defaults
