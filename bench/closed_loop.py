@@ -35,9 +35,13 @@ BENCHMARKS = Path(__file__).resolve().parents[1].parent / "shared" / "benchmarks
 
 def balanced(samples: list[Sample], n: int) -> list[Sample]:
     """The first ``n // 2`` targets and the first ``n - n // 2`` controls, in file order."""
-    targets = [s for s in samples if not is_control(s)][: n // 2]
-    controls = [s for s in samples if is_control(s)][: n - n // 2]
-    return sorted(targets + controls, key=samples.index)
+    wanted = {False: n // 2, True: n - n // 2}  # by is_control
+    chosen = []
+    for sample in samples:
+        if wanted[control := is_control(sample)]:
+            wanted[control] -= 1
+            chosen.append(sample)
+    return chosen
 
 
 def slices(work: Path, n: int) -> dict[str, Path]:

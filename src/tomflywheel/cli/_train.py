@@ -2,46 +2,17 @@
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.markup import escape
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
 from rich.table import Table
 
 from tomflywheel.cli._common import ConfigOption, err, load, out, status
 from tomflywheel.config import DEFAULT_CONFIG
-from tomflywheel.train import TrainProgress, TrainResult, TrainSettings, train_model
-
-
-@contextlib.contextmanager
-def _train_progress() -> Iterator[TrainProgress]:
-    """One bar counting optimizer steps, with the last step's loss, on stderr."""
-    columns = (
-        TextColumn("[bold]train"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("loss {task.fields[loss]}"),
-        TimeElapsedColumn(),
-        TimeRemainingColumn(),
-    )
-    with Progress(*columns, console=err) as progress:
-        task = progress.add_task("train", total=None, loss="…")
-
-        def update(done: int, total: int, loss: float) -> None:
-            progress.update(task, completed=done, total=total, loss=f"{loss:.4f}")
-
-        yield update
+from tomflywheel.report import progress_bar
+from tomflywheel.train import TrainResult, TrainSettings, train_model
 
 
 def _print_summary(result: TrainResult) -> None:
@@ -147,14 +118,14 @@ def train_command(
 
         base = ensure_default_model(on_status=status)
     status(f"fine-tuning {base} on {data} → {out_dir}")
-    with _train_progress() as on_progress:
+    with progress_bar("train", console=err, fields=("loss",)) as update:
         result = train_model(
             data,
             base=base,
             out=out_dir,
             settings=settings,
             eval_settings=eval_settings,
-            on_progress=on_progress,
+            on_progress=lambda done, total, loss: update(done, total, loss=f"{loss:.4f}"),
             overwrite=overwrite,
         )
     _print_summary(result)

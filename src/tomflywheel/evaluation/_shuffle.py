@@ -28,8 +28,15 @@ class ShuffledOptions:
         return list(LETTERS[: len(self.options)])
 
 
-def shuffle_options(sample: Sample) -> ShuffledOptions:
-    """Shuffle a choice sample's options; the same sample id always gives the same order.
+def shuffle_options(
+    sample: Sample, *, purpose: str = "option-shuffle", key: str | None = None
+) -> ShuffledOptions:
+    """Shuffle a choice sample's options; the same (purpose, key) always gives the same order.
+
+    Args:
+        sample: The sample whose options (correct answers first) are shuffled.
+        purpose: What the order is for; another purpose gives an independent order.
+        key: What the order is seeded by (default: the sample id).
 
     Raises:
         ValueError: More options than letters (26).
@@ -38,7 +45,7 @@ def shuffle_options(sample: Sample) -> ShuffledOptions:
     if len(options) > len(LETTERS):
         raise ValueError(f"{sample.id}: {len(options)} options, at most {len(LETTERS)} supported")
     order = list(range(len(options)))
-    rng_for("option-shuffle", sample.id).shuffle(order)
+    rng_for(purpose, sample.id if key is None else key).shuffle(order)
     n_correct = len(sample.answer.correct_answers)
     gold = [LETTERS[position] for position, index in enumerate(order) if index < n_correct]
     return ShuffledOptions(

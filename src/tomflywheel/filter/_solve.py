@@ -6,28 +6,22 @@ agreement) and samples with its own stable seed; answers are read by the evaluat
 
 from __future__ import annotations
 
-from tomflywheel._rng import rng_for, stable_seed
+from tomflywheel._rng import stable_seed
 from tomflywheel.config import EvalSettings, SolveSettings
 from tomflywheel.errors import LLMRequestError
-from tomflywheel.evaluation import ShuffledOptions, render_prompt
+from tomflywheel.evaluation import ShuffledOptions, render_prompt, shuffle_options
 from tomflywheel.evaluation.judge import judge_by_rules
 from tomflywheel.filter._checks_record import is_completion
 from tomflywheel.filter._evidence import SolveTrial
 from tomflywheel.llm import ContentClient
 from tomflywheel.schema import Prediction, QAKind, Sample, Verdict
 
-_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-
 
 def trial_options(sample: Sample, trial: int) -> ShuffledOptions | None:
     """The options of one trial in a seeded order; None for open QA."""
     if sample.kind is QAKind.OPEN:
         return None
-    order = list(range(len(sample.options)))
-    rng_for("filter-solve-options", f"{sample.id}:{trial}").shuffle(order)
-    n_correct = len(sample.answer.correct_answers)
-    gold = [_LETTERS[position] for position, index in enumerate(order) if index < n_correct]
-    return ShuffledOptions([sample.options[i] for i in order], order, gold)
+    return shuffle_options(sample, purpose="filter-solve-options", key=f"{sample.id}:{trial}")
 
 
 def trial_seed(sample: Sample, trial: int) -> int:

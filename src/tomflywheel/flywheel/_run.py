@@ -10,6 +10,7 @@ it stopped: finished stages are skipped, and the interrupted one resumes from it
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
 from collections.abc import Callable
@@ -197,14 +198,21 @@ class _Runner:
             if not data.exists():
                 raise ConfigError(f"{data}: nothing admitted yet, so there is nothing to train on")
             out = folder / "model"
-            result = train_model(
-                data,
-                base=Path(base),
-                out=out,
-                settings=settings.train,
-                eval_settings=settings.eval,
-                overwrite=True,
+            bar = (
+                self.progress("train", skipped=0)
+                if self.progress
+                else contextlib.nullcontext(lambda done, total: None)
             )
+            with bar as update:
+                result = train_model(
+                    data,
+                    base=Path(base),
+                    out=out,
+                    settings=settings.train,
+                    eval_settings=settings.eval,
+                    on_progress=lambda done, total, loss: update(done, total),
+                    overwrite=True,
+                )
             name = f"{served_model(self.settings)}-{self.manifest.run_id}-r{k}"
             outputs = {
                 "model_dir": str(out),

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 
 from rich.console import Console
 from rich.progress import (
@@ -18,14 +18,19 @@ from rich.progress import (
 
 @contextlib.contextmanager
 def progress_bar(
-    description: str, *, console: Console | None = None, skipped: int = 0
-) -> Iterator[Callable[[int, int], None]]:
-    """Show one bar on stderr; yields the callback that moves it.
+    description: str,
+    *,
+    console: Console | None = None,
+    skipped: int = 0,
+    fields: Sequence[str] = (),
+) -> Iterator[Callable[..., None]]:
+    """Show one bar on stderr; yields the callback ``(done, total, **fields)`` that moves it.
 
     Args:
         description: What is counted ("predict tomi").
         console: Where to draw (stderr by default, so results on stdout stay clean).
         skipped: Items a resume skips; shown in the description ("1,200 already done").
+        fields: Named values shown after the count ("loss"), passed to the callback by name.
     """
     console = console or Console(stderr=True)
     label = f"{description} ({skipped:,} already done)" if skipped else description
@@ -33,14 +38,15 @@ def progress_bar(
         TextColumn("[bold]{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
+        *(TextColumn(f"{name} {{task.fields[{name}]}}") for name in fields),
         TimeElapsedColumn(),
         TimeRemainingColumn(),
         console=console,
         transient=False,
     ) as progress:
-        task = progress.add_task(label, total=None)
+        task = progress.add_task(label, total=None, **dict.fromkeys(fields, "…"))
 
-        def update(done: int, total: int) -> None:
-            progress.update(task, completed=done, total=total)
+        def update(done: int, total: int, **values: object) -> None:
+            progress.update(task, completed=done, total=total, **values)
 
         yield update

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from tomflywheel._io import iter_jsonl
 from tomflywheel.errors import DataError
 from tomflywheel.world._checkitem import CheckItem
 from tomflywheel.world._edits import DropMove, ReplaceClaim, SetExits, SetMotive
@@ -28,22 +28,13 @@ TGTOM_TYPES = ("Q0", "Q1", "Q2", "Q3", "Q5", "Q6", "Q7", "Q8", "Q9", "Q10", "Q11
 
 
 def _read(path: Path) -> dict[int, dict[str, Any]]:
+    if not path.is_file():
+        raise DataError(path, None, None, "no such file")
     rows: dict[int, dict[str, Any]] = {}
-    try:
-        handle = path.open(encoding="utf-8")
-    except FileNotFoundError as err:
-        raise DataError(path, None, None, "no such file") from err
-    with handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as err:
-                raise DataError(path, number, None, f"invalid JSON ({err.msg})") from err
-            if not isinstance(row, dict) or not isinstance(row.get("id"), int):
-                raise DataError(path, number, "id", "expected an object with an integer id")
-            rows[row["id"]] = row
+    for number, row in iter_jsonl(path):
+        if not isinstance(row.get("id"), int):
+            raise DataError(path, number, "id", "expected an object with an integer id")
+        rows[row["id"]] = row
     return rows
 
 
