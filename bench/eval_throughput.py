@@ -21,9 +21,10 @@ from pathlib import Path
 
 import openai
 
+from tomflywheel.asking import render_prompt
 from tomflywheel.config import EmbeddedServerSettings, Settings
 from tomflywheel.datasets import import_dataset
-from tomflywheel.evaluation import render_prompt, run_evaluation
+from tomflywheel.evaluation import run_evaluation
 from tomflywheel.llm import embedded_server
 from tomflywheel.schema import read_samples
 

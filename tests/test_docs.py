@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from tomflywheel.evaluation.judge import JUDGES
+from tomflywheel.asking import JUDGES
 from tomflywheel.schema import ErrorCategory
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"

@@ -17,6 +17,7 @@ from tests.conftest import served_requests
 from tests.evaluation.conftest import external_settings
 from tomflywheel.config import DatasetRef
 from tomflywheel.evaluation import run_evaluation
+from tomflywheel.report import write_experiment_report
 
 pytestmark = pytest.mark.vllm
 
@@ -37,6 +38,7 @@ def finished(slices, vllm_base_url, tmp_path_factory):
     ]
     settings = external_settings(vllm_base_url, work, datasets=datasets)
     summary = run_evaluation(settings, exp_dir=work / "results" / "exp")
+    write_experiment_report(summary.experiment)
     return settings, summary
 
 

@@ -1,7 +1,8 @@
 from tomflywheel.config import LogprobSettings
 from tomflywheel.datasets import TaskSpec
-from tomflywheel.evaluation import compute_metrics, wilson_interval
+from tomflywheel.evaluation import compute_metrics
 from tomflywheel.schema import Answer, Judgment, MethodRef, Prediction, Sample, Verdict
+from tomflywheel.stats import wilson_interval
 
 RULES = MethodRef(name="rules")
 TASK = TaskSpec(

@@ -11,6 +11,7 @@ from tests.evaluation.conftest import external_settings
 from tomflywheel._io import write_jsonl_atomic
 from tomflywheel.config import DatasetRef
 from tomflywheel.evaluation import run_evaluation
+from tomflywheel.report import write_experiment_report
 from tomflywheel.schema import Answer, Sample
 
 pytestmark = pytest.mark.vllm
@@ -67,6 +68,7 @@ def test_report_renders_and_escapes_dataset_text(slices, vllm_base_url, tmp_path
         ],
     )
     summary = run_evaluation(settings, exp_dir=tmp_path / "exp")
+    write_experiment_report(summary.experiment)
     report = summary.experiment.report_path
     profile = tmp_path / "profile"
     dom = subprocess.run(

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from tomflywheel.asking import shuffle_options
 from tomflywheel.datasets import load_benchmark
-from tomflywheel.evaluation import shuffle_options
 from tomflywheel.feedback import BadCase
 from tomflywheel.schema import Judgment, MethodRef, Prediction, QAKind, Sample, Verdict
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from tomflywheel.config import EvalSettings, FeedbackSettings
+from tomflywheel.datasets import task_for_sample
 from tomflywheel.feedback import build_plan, export_chat_jsonl, export_sharegpt, synthesize
 from tomflywheel.schema import Diagnosis
 from tomflywheel.schema import ErrorCategory as C
@@ -104,16 +105,15 @@ def test_every_candidate_has_lineage_rationale_and_a_label_both_verifiers_confir
 def test_exports_render_chat_messages_as_evaluation_prompts(tmp_path):
     plan = build_plan(_diagnoses()[:6], TASKS, FeedbackSettings(budget=5))
     samples = synthesize(plan)
-    assert (
-        export_chat_jsonl(samples, tmp_path / "c.jsonl", EvalSettings(), with_rationale=True) == 5
-    )
+    tasked = [(sample, task_for_sample(sample)) for sample in samples]
+    assert export_chat_jsonl(tasked, tmp_path / "c.jsonl", EvalSettings(), with_rationale=True) == 5
     first = json.loads((tmp_path / "c.jsonl").read_text().splitlines()[0])
     roles = [m["role"] for m in first["messages"]]
     assert roles == ["system", "user", "assistant"]
     assert first["messages"][-1]["content"].endswith(
         "Answer: " + samples[0].answer.correct_answers[0]
     )
-    assert export_sharegpt(samples, tmp_path / "s.json", EvalSettings()) == 5
+    assert export_sharegpt(tasked, tmp_path / "s.json", EvalSettings()) == 5
     shared = json.loads((tmp_path / "s.json").read_text())
     assert [t["from"] for t in shared[0]["conversations"]] == ["system", "human", "gpt"]
     assert shared[0]["conversations"][-1]["value"] == samples[0].answer.correct_answers[0]

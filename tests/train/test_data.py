@@ -8,6 +8,7 @@ import pytest
 
 from tests.train.conftest import tomi_style_samples
 from tomflywheel.config import EvalSettings
+from tomflywheel.datasets import task_for_sample
 from tomflywheel.errors import ConfigError, DataError
 from tomflywheel.schema import Answer, Sample
 from tomflywheel.train import (
@@ -54,7 +55,7 @@ def test_only_the_reply_and_its_end_of_turn_token_carry_labels(tokenizer):
 
 def test_the_prompt_tokens_are_the_generation_prompt_the_server_sends(tokenizer):
     sample = tomi_style_samples(1)[0]
-    messages, _ = sample_messages(sample, EvalSettings(), rationale=None)
+    messages, _ = sample_messages(sample, task_for_sample(sample), EvalSettings(), rationale=None)
     ids, labels = encode_messages(messages, tokenizer)
     prompt = tokenizer.apply_chat_template(
         messages[:-1], tokenize=False, add_generation_prompt=True
@@ -70,7 +71,9 @@ def test_the_prompt_tokens_are_the_generation_prompt_the_server_sends(tokenizer)
 def test_a_rationale_is_taught_before_the_answer(tokenizer):
     sample = tomi_style_samples(1)[0]  # sample 0 carries a rationale, open QA
     rationale = sample.meta["rationale"]
-    messages, taught = sample_messages(sample, EvalSettings(), rationale=rationale)
+    messages, taught = sample_messages(
+        sample, task_for_sample(sample), EvalSettings(), rationale=rationale
+    )
     ids, labels = encode_messages(messages, tokenizer)
     assert taught is True
     assert tokenizer.decode(_labelled(ids, labels)) == (
@@ -80,7 +83,7 @@ def test_a_rationale_is_taught_before_the_answer(tokenizer):
 
 def test_choice_samples_are_taught_the_gold_letter(tokenizer):
     sample = tomi_style_samples(2)[1]  # odd: single choice
-    messages, _ = sample_messages(sample, EvalSettings(), rationale=None)
+    messages, _ = sample_messages(sample, task_for_sample(sample), EvalSettings(), rationale=None)
     ids, labels = encode_messages(messages, tokenizer)
     assert messages[-1]["content"] in {"A", "B"}
     assert tokenizer.decode(_labelled(ids, labels)) == f"{messages[-1]['content']}<|im_end|>"
@@ -95,7 +98,7 @@ def test_completion_samples_get_no_rationale():
         meta={"dataset": "kosinski", "rationale": "The label says chocolate."},
     )
     messages, taught = sample_messages(
-        sample, EvalSettings(), rationale="The label says chocolate."
+        sample, task_for_sample(sample), EvalSettings(), rationale="The label says chocolate."
     )
     assert taught is False
     assert messages[-1] == {"role": "assistant", "content": "chocolate"}

@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
+from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any, TypeVar
 
 import typer
+from pydantic import BaseModel, ValidationError
 from rich.console import Console
 from rich.logging import RichHandler
 
 from tomflywheel.config import DEFAULT_CONFIG, Settings, load_settings
+from tomflywheel.progress import Update
+from tomflywheel.report import progress_bar
+
+M = TypeVar("M", bound=BaseModel)
 
 out = Console(soft_wrap=True)
 """Results go to stdout."""
@@ -46,3 +53,50 @@ def load(config: Path | None) -> Settings:
 def status(message: str) -> None:
     """A one-line status message on stderr."""
     err.print(f"[dim]{message}[/dim]")
+
+
+@contextlib.contextmanager
+def rich_progress(description: str, *, skipped: int) -> Iterator[Update]:
+    """A rich progress bar per stage and dataset, on stderr (a ``ProgressFactory``)."""
+    with progress_bar(description, console=err, skipped=skipped) as update:
+        yield update
+
+
+def _given(flags: Mapping[str, Any]) -> dict[str, Any]:
+    """The flags given on the command line (``None`` is "not given"), nested dicts included."""
+    given: dict[str, Any] = {}
+    for key, value in flags.items():
+        if isinstance(value, Mapping):
+            value = _given(value)
+            if not value:
+                continue
+        if value is not None:
+            given[key] = value
+    return given
+
+
+def _merge(data: dict[str, Any], updates: Mapping[str, Any]) -> dict[str, Any]:
+    for key, value in updates.items():
+        if isinstance(value, Mapping) and isinstance(data.get(key), dict):
+            _merge(data[key], value)
+        else:
+            data[key] = value
+    return data
+
+
+def with_flags(model: M, flags: Mapping[str, Any]) -> M:
+    """A settings section with the command-line flags that were given set, validated.
+
+    A flag left at ``None`` keeps the config's value; a dict of flags sets fields of a nested
+    section (``{"lora": {"rank": 8}}``).
+
+    Raises:
+        typer.BadParameter: A flag's value is not valid for its field.
+    """
+    given = _given(flags)
+    if not given:
+        return model
+    try:
+        return type(model).model_validate(_merge(model.model_dump(), given))
+    except ValidationError as error:
+        raise typer.BadParameter(str(error)) from error

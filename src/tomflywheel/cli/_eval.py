@@ -2,46 +2,27 @@
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.markup import escape
 
-from tomflywheel.cli._common import ConfigOption, err, load, out, status
-from tomflywheel.config import DEFAULT_CONFIG, Settings
+from tomflywheel.artifacts import experiment_settings
+from tomflywheel.cli._common import ConfigOption, load, out, rich_progress, status, with_flags
+from tomflywheel.config import DEFAULT_CONFIG
 from tomflywheel.evaluation import (
     STAGES,
     EvalSummary,
-    experiment_settings,
     run_evaluation,
     run_example,
     sample_from_file,
     sample_from_text,
 )
-from tomflywheel.report import metrics_table, progress_bar
+from tomflywheel.report import metrics_table, write_experiment_report
 
 
-@contextlib.contextmanager
-def rich_progress(description: str, *, skipped: int) -> Iterator[Callable[[int, int], None]]:
-    """A rich progress bar per stage and dataset, on stderr."""
-    with progress_bar(description, console=err, skipped=skipped) as update:
-        yield update
-
-
-def apply_overrides(settings: Settings, **overrides: object) -> Settings:
-    """Return settings with the command-line overrides of the ``eval`` section applied."""
-    evaluation = settings.eval
-    updates = {k: v for k, v in overrides.items() if v is not None and k != "logprob"}
-    logprob = {k: v for k, v in (overrides.get("logprob") or {}).items() if v is not None}  # type: ignore[union-attr]
-    if logprob:
-        updates["logprob"] = evaluation.logprob.model_copy(update=logprob)
-    return settings.model_copy(update={"eval": evaluation.model_copy(update=updates)})
-
-
-def print_summary(summary: EvalSummary) -> None:
+def print_summary(summary: EvalSummary, *, report: bool) -> None:
     """Metrics table, what was skipped on resume, requests spent, and where files are."""
     metrics = [d.metrics for d in summary.datasets if d.metrics]
     if metrics:
@@ -60,7 +41,7 @@ def print_summary(summary: EvalSummary) -> None:
             f"tokens {u.get('prompt_tokens', 0)} in / {u.get('completion_tokens', 0)} out"
         )
     out.print(f"experiment: {summary.experiment.root}")
-    if summary.report_files:
+    if report:
         out.print(f"report: {summary.experiment.report_path}")
 
 
@@ -114,18 +95,21 @@ def eval_command(
         if exp_dir is not None and config == DEFAULT_CONFIG and (exp_dir / "config.yaml").exists()
         else load(config)
     )
-    settings = apply_overrides(
-        settings,
-        max_samples=max_samples,
-        exclude_memory_reality=exclude_memory_reality,
-        trials=trials,
-        strict_matching=strict_matching,
-        logprob={
-            "min_temperature": min_temperature,
-            "max_temperature": max_temperature,
-            "temperature_step": temperature_step,
+    evaluation = with_flags(
+        settings.eval,
+        {
+            "max_samples": max_samples,
+            "exclude_memory_reality": exclude_memory_reality,
+            "trials": trials,
+            "strict_matching": strict_matching,
+            "logprob": {
+                "min_temperature": min_temperature,
+                "max_temperature": max_temperature,
+                "temperature_step": temperature_step,
+            },
         },
     )
+    settings = settings.model_copy(update={"eval": evaluation})
     summary = run_evaluation(
         settings,
         datasets=dataset,
@@ -134,7 +118,9 @@ def eval_command(
         progress=rich_progress,
         on_status=status,
     )
-    print_summary(summary)
+    if "report" in stages:
+        write_experiment_report(summary.experiment)
+    print_summary(summary, report="report" in stages)
 
 
 def example_command(

@@ -7,8 +7,7 @@ from typing import Annotated
 
 import typer
 
-from tomflywheel.cli._common import ConfigOption, load, out, status
-from tomflywheel.cli._eval import rich_progress
+from tomflywheel.cli._common import ConfigOption, load, out, rich_progress, status
 from tomflywheel.config import DEFAULT_CONFIG, Settings
 from tomflywheel.feedback import FeedbackSummary, run_feedback
 from tomflywheel.report import error_profile_table, plan_table

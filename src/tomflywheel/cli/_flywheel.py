@@ -9,8 +9,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from tomflywheel.cli._common import ConfigOption, load, out, status
-from tomflywheel.cli._eval import rich_progress
+from tomflywheel.cli._common import ConfigOption, load, out, rich_progress, status
 from tomflywheel.config import DEFAULT_CONFIG
 from tomflywheel.flywheel import run_flywheel
 from tomflywheel.report import lift_rows

@@ -7,8 +7,8 @@ from typing import Annotated
 
 import typer
 
+from tomflywheel.artifacts import Experiment
 from tomflywheel.cli._common import out
-from tomflywheel.evaluation import Experiment
 from tomflywheel.report import (
     summarize,
     summary_csv,

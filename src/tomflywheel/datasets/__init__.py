@@ -38,7 +38,6 @@ from tomflywheel.datasets._mapping import Mapping, load_mapping
 from tomflywheel.datasets._registry import IMPORTERS, Importer
 from tomflywheel.datasets._task import (
     TASKS,
-    JudgeName,
     PromptKind,
     TaskSpec,
     get_task,
@@ -54,7 +53,6 @@ __all__ = [
     "ImportSummary",
     "Importer",
     "ImporterInfo",
-    "JudgeName",
     "Mapping",
     "OptionInfo",
     "PromptKind",

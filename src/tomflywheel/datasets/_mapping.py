@@ -33,7 +33,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from tomflywheel._io import iter_jsonl, validation_error_field
 from tomflywheel.datasets._common import Loc, make_sample, read_csv_dicts, read_json
 from tomflywheel.datasets._registry import IMPORTERS
-from tomflywheel.datasets._task import TASKS, JudgeName, PromptKind
+from tomflywheel.datasets._task import TASKS, PromptKind
 from tomflywheel.errors import ConfigError, DataError
 from tomflywheel.schema import Sample
 
@@ -84,7 +84,7 @@ class TaskDecl(_Strict):
 
     prompt_kind: PromptKind | None = None
     """Default: ``open`` without answer options, else ``mixed`` (each sample's own kind)."""
-    judge: JudgeName = "rules"
+    judge: str = "rules"
     """Default judging method."""
     groupings: list[list[str]] = Field(default_factory=list)
     """Metric groups, each a list of ``meta`` fields."""

@@ -13,10 +13,6 @@ PromptKind = Literal["open", "single_choice", "multi_choice", "completion", "mix
 """How samples are put to the model: open QA, lettered options (one or several), a sentence to
 complete (Kosinski-style), or mixed (each sample's own kind decides: FANToM)."""
 
-JudgeName = Literal["rules", "hybrid", "llm", "first_token", "logprob"]
-"""Default judging method; a config may override it per dataset."""
-
-
 @dataclass(frozen=True, slots=True)
 class TaskSpec:
     """One evaluation dataset's declaration in the task registry."""
@@ -27,8 +23,9 @@ class TaskSpec:
     """One line for ``tomflywheel datasets list``."""
     prompt_kind: PromptKind
     """How its samples are prompted."""
-    judge: JudgeName
-    """Default judging method."""
+    judge: str
+    """Default judging method: a name in the judge registry (``tomflywheel.asking.JUDGES``),
+    checked when an evaluation builds its judges; a config may override it per dataset."""
     groupings: tuple[tuple[str, ...], ...] = ()
     """Metric groups, each a tuple of ``meta`` fields (``("order", "deception")`` crosses them)."""
     all_correct_by: str | None = None
@@ -93,7 +90,7 @@ def task_for_sample(sample: Sample) -> TaskSpec:
             return TaskSpec(name=name or "custom", description="declared in meta.task", **fields)
         except TypeError as err:
             raise ConfigError(f"sample {sample.id}: meta.task: {err}") from err
-    judge: JudgeName = "hybrid" if sample.kind is QAKind.OPEN else "rules"
+    judge = "hybrid" if sample.kind is QAKind.OPEN else "rules"
     return TaskSpec(
         name=name or "custom", description="(unregistered)", prompt_kind="mixed", judge=judge
     )

@@ -6,12 +6,10 @@ import asyncio
 from dataclasses import dataclass
 from pathlib import Path
 
-from tomflywheel.config import Settings
+from tomflywheel.asking import JudgeContext, Predictor, build_judge
+from tomflywheel.config import LLMSettings, Settings
 from tomflywheel.datasets import TaskSpec, task_for_sample
 from tomflywheel.errors import ConfigError
-from tomflywheel.evaluation._pipeline import build_judge
-from tomflywheel.evaluation._predict import Predictor
-from tomflywheel.evaluation.judge import JudgeContext
 from tomflywheel.llm import ContentClient, StructureClient, llm_endpoint
 from tomflywheel.schema import Answer, Judgment, Prediction, Sample, read_samples
 
@@ -61,14 +59,13 @@ def run_example(settings: Settings, sample: Sample, *, judge: str | None = None)
     judge_name = judge or settings.eval.judges.get(task.name) or task.judge
     has_gold = sample.meta.get("has_gold", True)
 
-    async def go(llm_settings) -> tuple[Prediction, Judgment | None]:  # type: ignore[no-untyped-def]
+    async def go(llm_settings: LLMSettings) -> tuple[Prediction, Judgment | None]:
         async with ContentClient(llm_settings) as client:
             predictor = Predictor(
                 client=client,
                 settings=settings.eval.model_copy(update={"trials": 1}),
-                completion=task.prompt_kind == "completion",
+                task=task,
                 logprob=judge_name == "logprob",
-                instructions=task.instructions,
             )
             prediction = await predictor((sample, 0))
             if not has_gold:

@@ -6,27 +6,13 @@ import logging
 from collections.abc import Callable
 from pathlib import Path
 
-from tomflywheel._io import JsonlAppender, OrderedAppender, read_jsonl
-from tomflywheel.evaluation._experiment import Experiment, LoadedDataset
-from tomflywheel.evaluation.judge import Judge
+from tomflywheel._io import JsonlAppender, OrderedAppender
+from tomflywheel.artifacts import Experiment, LoadedDataset, read_judgments, read_predictions
+from tomflywheel.asking import Judge
 from tomflywheel.llm import run_batch
 from tomflywheel.schema import Judgment, Prediction
 
 logger = logging.getLogger(__name__)
-
-
-def read_predictions(path: Path) -> list[Prediction]:
-    """Predictions of a dataset (a partial last line from a crash is ignored)."""
-    if not path.exists():
-        return []
-    return list(read_jsonl(path, Prediction, tolerate_partial_tail=True))
-
-
-def read_judgments(path: Path) -> list[Judgment]:
-    """Judgments of a dataset (a partial last line from a crash is ignored)."""
-    if not path.exists():
-        return []
-    return list(read_jsonl(path, Judgment, tolerate_partial_tail=True))
 
 
 def set_aside_other_method(path: Path, judge: Judge) -> None:

@@ -9,11 +9,11 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 from typing import Any
 
+from tomflywheel.asking.judge import gold_positions, option_scores, softmax
 from tomflywheel.config import LogprobSettings
 from tomflywheel.datasets import TaskSpec
-from tomflywheel.evaluation._stats import accuracy, mean_and_std
-from tomflywheel.evaluation.judge import gold_positions, option_scores, softmax
 from tomflywheel.schema import Judgment, Prediction, Sample, Verdict
+from tomflywheel.stats import accuracy, mean_and_std
 
 JUDGED = (Verdict.CORRECT, Verdict.INCORRECT)
 

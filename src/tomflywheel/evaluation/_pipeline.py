@@ -1,57 +1,46 @@
-"""Run the evaluation stages (predict -> judge -> metric -> report) on an experiment folder."""
+"""Run the evaluation stages (predict -> judge -> metric) on an experiment folder.
+
+The report is not a stage of this function: its caller (the CLI, the flywheel) writes it from
+the folder, so the evaluation stage never depends on the report package.
+"""
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import Any, Literal
 
 from tomflywheel._io import atomic_write_json
-from tomflywheel.config import EvalSettings, LLMSettings, Settings
-from tomflywheel.datasets import TaskSpec
-from tomflywheel.errors import ConfigError
-from tomflywheel.evaluation._experiment import (
+from tomflywheel.artifacts import (
     Experiment,
     LoadedDataset,
-    load_dataset,
     load_saved_datasets,
     open_experiment,
-    resolve_dataset_ref,
-    save_selection,
-)
-from tomflywheel.evaluation._judging import (
-    pending_judgments,
     read_judgments,
     read_predictions,
+    save_selection,
+)
+from tomflywheel.asking import JudgeContext, Predictor, build_judge
+from tomflywheel.config import EvalSettings, LLMSettings, Settings
+from tomflywheel.errors import ConfigError
+from tomflywheel.evaluation._judging import (
+    pending_judgments,
     run_judgments,
     set_aside_other_method,
 )
 from tomflywheel.evaluation._metrics import compute_metrics
-from tomflywheel.evaluation._predict import Predictor, pending_predictions, run_predictions
-from tomflywheel.evaluation.judge import JUDGES, Judge, JudgeContext
+from tomflywheel.evaluation._predict import pending_predictions, run_predictions
+from tomflywheel.evaluation._select import select_datasets
 from tomflywheel.llm import ContentClient, StructureClient, llm_endpoint
+from tomflywheel.progress import ProgressFactory, no_progress, offset_progress
 
 logger = logging.getLogger(__name__)
 
 Stage = Literal["predict", "judge", "metric", "report"]
 STAGES: tuple[Stage, ...] = ("predict", "judge", "metric", "report")
-
-
-class ProgressFactory(Protocol):
-    """Opens a progress display for one stage of a dataset; yields a ``(done, total)`` callback."""
-
-    def __call__(
-        self, description: str, *, skipped: int
-    ) -> contextlib.AbstractContextManager[Callable[[int, int], None]]: ...
-
-
-@contextlib.contextmanager
-def _no_progress(description: str, *, skipped: int) -> Iterator[Callable[[int, int], None]]:
-    yield lambda done, total: None
 
 
 @dataclass
@@ -81,63 +70,6 @@ class EvalSummary:
     datasets: list[DatasetOutcome] = field(default_factory=list)
     usage: dict[str, Any] = field(default_factory=dict)
     """Requests, cache hits, tokens of the evaluated model (and of the judge, under ``judge``)."""
-    report_files: list[Path] = field(default_factory=list)
-
-
-def offset_progress(
-    update: Callable[[int, int], None], skipped: int, total: int
-) -> Callable[[int, int], None]:
-    """A batch's ``(done, n)`` callback that moves a bar counting the skipped items too."""
-    return lambda done, _n: update(skipped + done, total)
-
-
-def judge_args(name: str, settings: EvalSettings, task: TaskSpec | None = None) -> dict[str, Any]:
-    """Arguments of a judging method taken from the settings (and the task's own rules)."""
-    if name in ("rules", "hybrid"):
-        no_partial = task is not None and task.strict_matching
-        return {"strict": settings.strict_matching, "partial": not no_partial}
-    if name == "logprob":
-        return {"normalize": settings.logprob.normalize}
-    return {}
-
-
-def build_judge(
-    name: str, settings: EvalSettings, context: JudgeContext, task: TaskSpec | None = None
-) -> Judge:
-    """Instantiate a registered judging method with its configured arguments."""
-    return JUDGES.get(name)(context, **judge_args(name, settings, task))
-
-
-def select_datasets(settings: Settings, names: Sequence[str] | None) -> list[LoadedDataset]:
-    """The datasets to run: ``names`` (paths or names) or the configured list, filtered.
-
-    Raises:
-        ConfigError: None given, or one not found.
-    """
-    evaluation = settings.eval
-    refs = (
-        [resolve_dataset_ref(name, evaluation.datasets_dir) for name in names]
-        if names
-        else list(evaluation.datasets)
-    )
-    missing = [ref for ref in refs if ref.optional and not ref.path.exists()]
-    for ref in missing:
-        logger.warning("optional dataset %s is not there: skipped", ref.path)
-    refs = [ref for ref in refs if ref not in missing]
-    if not refs:
-        raise ConfigError("no datasets: list them under eval.datasets or pass --dataset")
-    labels = [ref.label for ref in refs]
-    if len(set(labels)) != len(labels):
-        raise ConfigError(f"two datasets share a name: {labels}; give each a distinct `name`")
-    return [
-        load_dataset(
-            ref,
-            max_samples=evaluation.max_samples,
-            exclude_memory_reality=evaluation.exclude_memory_reality,
-            judge_override=evaluation.judges.get(ref.label),
-        )
-        for ref in refs
-    ]
 
 
 def run_evaluation(
@@ -159,7 +91,7 @@ def run_evaluation(
         DataError: A malformed dataset.
         ServerError: The server could not start or became unreachable (work so far is kept).
     """
-    progress = progress or _no_progress
+    progress = progress or no_progress
     experiment = open_experiment(settings, exp_dir)
     reuse = (
         "predict" not in stages
@@ -179,12 +111,11 @@ def run_evaluation(
     }
     summary.datasets = list(outcomes.values())
     trials = settings.eval.trials
-    for dataset in loaded:
-        if "judge" in stages:
-            set_aside_other_method(
-                experiment.judgments(dataset.label),
-                build_judge(dataset.judge, settings.eval, JudgeContext(), dataset.task),
-            )
+    # Built before any work, so an unknown judging method fails before a request is sent.
+    judges = {d.label: build_judge(d.judge, settings.eval, JudgeContext(), d.task) for d in loaded}
+    if "judge" in stages:
+        for dataset in loaded:
+            set_aside_other_method(experiment.judgments(dataset.label), judges[dataset.label])
     to_predict = {
         d.label: bool(pending_predictions(d, experiment, trials)) if "predict" in stages else False
         for d in loaded
@@ -193,7 +124,7 @@ def run_evaluation(
     needs_llm = any(to_predict.values()) or (
         "judge" in stages
         and any(
-            build_judge(d.judge, settings.eval, JudgeContext(), d.task).uses_llm
+            judges[d.label].uses_llm
             and (to_predict[d.label] or bool(pending_judgments(d, experiment)))
             for d in loaded
         )
@@ -210,10 +141,6 @@ def run_evaluation(
     if "metric" in stages:
         for dataset in loaded:
             outcomes[dataset.label].metrics = write_metrics(settings.eval, dataset, experiment)
-    if "report" in stages:
-        from tomflywheel.report import write_experiment_report
-
-        summary.report_files = write_experiment_report(experiment)
     return summary
 
 
@@ -256,11 +183,7 @@ async def _predict_one(
     if not work:
         return
     predictor = Predictor(
-        client=client,
-        settings=settings,
-        completion=dataset.task.prompt_kind == "completion",
-        logprob=dataset.judge == "logprob",
-        instructions=dataset.task.instructions,
+        client=client, settings=settings, task=dataset.task, logprob=dataset.judge == "logprob"
     )
     with progress(f"predict {dataset.label}", skipped=outcome.prediction_skipped) as update:
         outcome.predicted = await run_predictions(

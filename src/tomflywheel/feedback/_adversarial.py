@@ -7,10 +7,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import islice
 
+from tomflywheel.asking import Predictor, judge_by_rules
 from tomflywheel.config import EvalSettings
-from tomflywheel.datasets import task_for_sample
-from tomflywheel.evaluation import Predictor
-from tomflywheel.evaluation.judge import judge_by_rules
+from tomflywheel.datasets import TaskSpec, task_for_sample
 from tomflywheel.feedback._plan import SynthesisPlan
 from tomflywheel.feedback._synthesize import finish, stream_item
 from tomflywheel.llm import ContentClient, run_batch
@@ -55,13 +54,18 @@ async def adversarial_select(
     budget = request_budget
     for index, item in enumerate(plan.items):
         candidates = list(islice(stream_item(item, stories=item.count * pool), item.count * pool))
+        if not candidates:
+            report.per_item[item.weakness] = 0
+            continue
+        # One generator per plan item: its samples share one task.
+        task = task_for_sample(candidates[0])
         chosen: list[Sample] = []
         for story in _stories(candidates):
             targets = [s for s in story if not s.meta.get("control")]
             if len(chosen) >= item.count or budget < len(targets):
                 break
             budget -= len(targets)
-            verdicts = await _ask(targets, client, eval_settings)
+            verdicts = await _ask(targets, task, client, eval_settings)
             report.requests += len(targets)
             report.asked += len(targets)
             failed = [t for t, v in zip(targets, verdicts, strict=True) if v is Verdict.INCORRECT]
@@ -83,17 +87,13 @@ def _mark(sample: Sample) -> Sample:
 
 
 async def _ask(
-    targets: Sequence[Sample], client: ContentClient, settings: EvalSettings
+    targets: Sequence[Sample], task: TaskSpec, client: ContentClient, settings: EvalSettings
 ) -> list[Verdict]:
+    predictor = Predictor(
+        client=client, settings=settings.model_copy(update={"trials": 1}), task=task
+    )
+
     async def one(sample: Sample) -> Verdict:
-        task = task_for_sample(sample)
-        predictor = Predictor(
-            client=client,
-            settings=settings.model_copy(update={"trials": 1}),
-            completion=task.prompt_kind == "completion",
-            logprob=False,
-            instructions=task.instructions,
-        )
         prediction = await predictor((sample, 0))
         if prediction.error is not None:
             return Verdict.ERROR

@@ -7,42 +7,48 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from tomflywheel._io import atomic_write_text, write_jsonl_atomic
+from tomflywheel.asking import training_messages
 from tomflywheel.config import EvalSettings
-from tomflywheel.datasets import task_for_sample
-from tomflywheel.evaluation import training_messages
+from tomflywheel.datasets import TaskSpec
 from tomflywheel.schema import Sample
 
 SHAREGPT_ROLES = {"system": "system", "user": "human", "assistant": "gpt"}
 
+TaskedSample = tuple[Sample, TaskSpec]
+"""A sample with its task, resolved once where the sample was made or read."""
+
 
 def chat_messages(
-    sample: Sample, settings: EvalSettings, *, with_rationale: bool
+    sample: Sample, task: TaskSpec, settings: EvalSettings, *, with_rationale: bool
 ) -> list[dict[str, str]]:
     """The sample as system/user/assistant messages, prompted as the evaluation prompts it."""
     rationale = sample.meta.get("rationale") if with_rationale else None
-    task = task_for_sample(sample)
     return training_messages(
-        sample,
-        settings,
-        completion=task.prompt_kind == "completion",
-        rationale=str(rationale) if rationale else None,
-        instructions=task.instructions,
+        sample, settings, task=task, rationale=str(rationale) if rationale else None
     )
 
 
 def export_chat_jsonl(
-    samples: Sequence[Sample], out: Path, settings: EvalSettings, *, with_rationale: bool = False
+    samples: Sequence[TaskedSample],
+    out: Path,
+    settings: EvalSettings,
+    *,
+    with_rationale: bool = False,
 ) -> int:
     """``{"id", "messages"}`` per line, written atomically; returns the count."""
     records = [
-        {"id": s.id, "messages": chat_messages(s, settings, with_rationale=with_rationale)}
-        for s in samples
+        {"id": s.id, "messages": chat_messages(s, task, settings, with_rationale=with_rationale)}
+        for s, task in samples
     ]
     return write_jsonl_atomic(out, records)
 
 
 def export_sharegpt(
-    samples: Sequence[Sample], out: Path, settings: EvalSettings, *, with_rationale: bool = False
+    samples: Sequence[TaskedSample],
+    out: Path,
+    settings: EvalSettings,
+    *,
+    with_rationale: bool = False,
 ) -> int:
     """A ShareGPT-style JSON list (``conversations`` of ``from``/``value``); returns the count."""
     records = [
@@ -50,10 +56,10 @@ def export_sharegpt(
             "id": s.id,
             "conversations": [
                 {"from": SHAREGPT_ROLES[m["role"]], "value": m["content"]}
-                for m in chat_messages(s, settings, with_rationale=with_rationale)
+                for m in chat_messages(s, task, settings, with_rationale=with_rationale)
             ],
         }
-        for s in samples
+        for s, task in samples
     ]
     atomic_write_text(out, json.dumps(records, ensure_ascii=False, indent=1) + "\n")
     return len(records)

@@ -6,8 +6,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from tomflywheel.evaluation import Experiment, load_saved_datasets, read_judgments, read_predictions
-from tomflywheel.evaluation.judge import option_scores
+from tomflywheel.artifacts import (
+    Experiment,
+    load_saved_datasets,
+    read_judgments,
+    read_predictions,
+)
+from tomflywheel.asking import option_scores
 from tomflywheel.schema import Judgment, Prediction, Sample, Verdict
 
 MineReason = Literal["wrong", "unjudged", "unsure"]

@@ -15,8 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from tomflywheel._io import atomic_write_json, write_jsonl_atomic
+from tomflywheel.artifacts import Experiment, load_saved_datasets
 from tomflywheel.config import LLMSettings, Settings
-from tomflywheel.evaluation import Experiment, ProgressFactory, load_saved_datasets
+from tomflywheel.datasets import task_for_sample
 from tomflywheel.feedback._adversarial import adversarial_select
 from tomflywheel.feedback._diagnose import plan_diagnoses, read_diagnoses, run_diagnoses
 from tomflywheel.feedback._exports import export_chat_jsonl, export_sharegpt
@@ -27,6 +28,7 @@ from tomflywheel.feedback._plan import SynthesisPlan, build_plan
 from tomflywheel.feedback._profile import error_profile
 from tomflywheel.feedback._synthesize import synthesize
 from tomflywheel.llm import ContentClient, StructureClient, llm_endpoint
+from tomflywheel.progress import ProgressFactory
 from tomflywheel.schema import Diagnosis, Sample
 
 
@@ -196,6 +198,7 @@ async def _synthesize(
         folder / "candidates.sharegpt.json",
     )
     write_jsonl_atomic(paths[0], candidates)
-    export_chat_jsonl(candidates, paths[1], settings.eval, with_rationale=config.rationale)
-    export_sharegpt(candidates, paths[2], settings.eval, with_rationale=config.rationale)
+    tasked = [(candidate, task_for_sample(candidate)) for candidate in candidates]
+    export_chat_jsonl(tasked, paths[1], settings.eval, with_rationale=config.rationale)
+    export_sharegpt(tasked, paths[2], settings.eval, with_rationale=config.rationale)
     summary.files += [folder / "plan.json", *paths]

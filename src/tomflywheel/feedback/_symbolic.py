@@ -8,8 +8,8 @@ in the story, is a hallucination.
 
 from __future__ import annotations
 
+from tomflywheel.asking import mentions, normalize
 from tomflywheel.errors import DataError
-from tomflywheel.evaluation.judge import mentions, normalize
 from tomflywheel.feedback._mining import BadCase
 from tomflywheel.schema import Diagnosis, ErrorCategory, QAKind
 from tomflywheel.world import QuestionSpec, Reason, Story, explain_answers, sample_spec

@@ -12,7 +12,8 @@ from typing import Any, Literal
 from pydantic import ValidationError
 
 from tomflywheel._io import validation_error_field
-from tomflywheel.errors import DataError
+from tomflywheel.datasets import TaskSpec, task_for_sample
+from tomflywheel.errors import ConfigError, DataError
 from tomflywheel.schema import Sample
 
 Origin = Literal["symbolic", "naturalized", "free_form"]
@@ -61,6 +62,8 @@ class Candidate:
         error: ``(reason, detail)`` when the record is not a valid sample.
         input_hash: :func:`record_hash` of the record as read.
         attempt: 0 as given; n after the n-th rewrite (``sample`` is then the rewrite).
+        task: The sample's task, resolved once when read (None: invalid record, or a malformed
+            ``meta.task``).
     """
 
     index: int
@@ -70,6 +73,12 @@ class Candidate:
     error: tuple[str, str] | None
     input_hash: str
     attempt: int = 0
+    task: TaskSpec | None = None
+
+    @property
+    def is_completion(self) -> bool:
+        """Whether it is a sentence-completion task (its prompt is the story)."""
+        return self.task is not None and self.task.prompt_kind == "completion"
 
     @property
     def id(self) -> str:
@@ -103,7 +112,11 @@ def parse_candidate(index: int, line: int, text: str) -> Candidate:
         field, reason = validation_error_field(err)
         error = ("schema_invalid", f"{field}: {reason}")
         return Candidate(index, line, obj, None, error, record_hash(obj))
-    return Candidate(index, line, obj, sample, None, record_hash(obj))
+    try:
+        task: TaskSpec | None = task_for_sample(sample)
+    except ConfigError:
+        task = None
+    return Candidate(index, line, obj, sample, None, record_hash(obj), task=task)
 
 
 def read_candidates(path: Path) -> Iterator[Candidate]:

@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from tomflywheel.filter._candidate import Candidate, has_trace
 from tomflywheel.filter._context import CheckContext
-from tomflywheel.filter._registry import check, failed, passed, skipped
-from tomflywheel.filter._verify import verify_extraction, verify_trace_label
+from tomflywheel.filter._evidence import Extraction, SolveTrial
+from tomflywheel.filter._registry import Question, check, failed, passed, skipped
+from tomflywheel.filter._solve import solve_once
+from tomflywheel.filter._verify import extraction_messages, verify_extraction, verify_trace_label
 from tomflywheel.llm import StructureFailure
 from tomflywheel.schema import CheckResult
+
+if TYPE_CHECKING:
+    from tomflywheel.filter._llm import LLMWork
 
 _UNVERIFIED = (False, "No LLM to verify the label, and unverified labels are not admitted.")
 
@@ -44,9 +51,34 @@ def _unverified(name: str, context: CheckContext) -> CheckResult:
     return failed(name, "label_unverified", "no LLM to verify the label")
 
 
+async def ask_extraction(work: LLMWork, candidate: Candidate, trial: int) -> object:
+    """The events and question of a naturalized story, extracted back from its prose."""
+    sample = candidate.sample
+    if sample is None:
+        raise ValueError("only valid samples are extracted")
+    messages = extraction_messages(sample.story, sample.question, sample.meta["trace"])
+    return await work.structure.ask(
+        Extraction, messages, max_tokens=work.settings.label.extraction_max_tokens
+    )
+
+
+def is_naturalized(candidate: Candidate) -> bool:
+    """A naturalized story whose source trace is there to compare with."""
+    return (
+        candidate.sample is not None
+        and candidate.origin == "naturalized"
+        and has_trace(candidate.sample)
+    )
+
+
+EXTRACTION = Question("extraction", ask_extraction)
+
+
 @check(
     "naturalization",
     phase="llm",
+    asks=EXTRACTION,
+    applies=is_naturalized,
     reasons={
         "extraction_failed": (True, "No events could be extracted from the prose."),
         "naturalization_drift": (True, "The prose's extracted events give another answer."),
@@ -77,9 +109,31 @@ def naturalization_check(candidate: Candidate, context: CheckContext) -> CheckRe
     return failed("naturalization", reason, outcome.detail)
 
 
+async def ask_solve(work: LLMWork, candidate: Candidate, trial: int) -> object:
+    """One of k seeded trials of the judge model at a free-form sample."""
+    return await solve_once(
+        work.client,
+        candidate,
+        trial,
+        settings=work.settings.solve,
+        eval_settings=work.eval_settings,
+    )
+
+
+SOLVES = Question(
+    "solves",
+    ask_solve,
+    trials=lambda settings: settings.solve.k,
+    many=True,
+    on_request_error=lambda trial, reason: SolveTrial(trial, None, False, reason),
+)
+
+
 @check(
     "solve_agreement",
     phase="llm",
+    asks=SOLVES,
+    applies=lambda candidate: candidate.origin == "free_form",
     reasons={
         "label_unconfirmed": (True, "The judge model's majority answer is not the label."),
         "label_unjudged": (False, "Every solving request failed."),

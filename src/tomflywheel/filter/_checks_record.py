@@ -4,23 +4,13 @@ from __future__ import annotations
 
 import re
 
-from tomflywheel.datasets import task_for_sample
-from tomflywheel.errors import ConfigError
-from tomflywheel.evaluation.judge import mentions, normalize
+from tomflywheel.asking import mentions, normalize
 from tomflywheel.filter._candidate import Candidate
 from tomflywheel.filter._context import CheckContext
 from tomflywheel.filter._registry import check, failed, passed, skipped
-from tomflywheel.schema import CheckResult, Sample
+from tomflywheel.schema import CheckResult
 
 _SENTENCES = re.compile(r"(?<=[.!?])\s+")
-
-
-def is_completion(sample: Sample) -> bool:
-    """Whether the sample is a sentence-completion task (its prompt is the story)."""
-    try:
-        return task_for_sample(sample).prompt_kind == "completion"
-    except ConfigError:
-        return False
 
 
 @check(
@@ -55,7 +45,7 @@ def fields_check(candidate: Candidate, context: CheckContext) -> CheckResult:
     limits = context.settings.limits
     if not sample.story.strip():
         return failed("fields", "empty_field", "story is empty")
-    if not sample.question.strip() and not is_completion(sample):
+    if not sample.question.strip() and not candidate.is_completion:
         return failed("fields", "empty_field", "question is empty (not a completion task)")
     for position, option in enumerate(sample.answer.wrong_answers):
         if not normalize(option):

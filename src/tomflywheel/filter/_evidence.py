@@ -6,8 +6,10 @@ it); :class:`Evidence` collects one candidate's replies, or the failure of each 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Annotated, Literal
+from types import MappingProxyType
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
@@ -86,10 +88,33 @@ class SolveTrial:
     """Why no answer came back (the server refused the request)."""
 
 
-@dataclass(frozen=True, slots=True)
 class Evidence:
-    """One candidate version's LLM replies; ``None`` means the call was not made."""
+    """One candidate version's LLM replies, by question name; ``None``: the call was not made.
 
-    rubric: RubricScore | StructureFailure | None = None
-    extraction: Extraction | StructureFailure | None = None
-    solves: tuple[SolveTrial, ...] | None = None
+    Args:
+        replies: Each asked question's reply (or failure value, or tuple of trials).
+    """
+
+    __slots__ = ("_replies",)
+
+    def __init__(self, **replies: Any) -> None:
+        self._replies: Mapping[str, Any] = MappingProxyType(dict(replies))
+
+    def get(self, question: str) -> Any:
+        """The reply to a question, or None when it was not asked."""
+        return self._replies.get(question)
+
+    @property
+    def rubric(self) -> RubricScore | StructureFailure | None:
+        """The rubric judge's scores."""
+        return self.get("rubric")  # type: ignore[no-any-return]
+
+    @property
+    def extraction(self) -> Extraction | StructureFailure | None:
+        """The events and question extracted back from a naturalized story."""
+        return self.get("extraction")  # type: ignore[no-any-return]
+
+    @property
+    def solves(self) -> tuple[SolveTrial, ...] | None:
+        """The judge model's trials at a free-form sample."""
+        return self.get("solves")  # type: ignore[no-any-return]

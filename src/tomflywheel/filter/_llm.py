@@ -1,4 +1,4 @@
-"""The filter's LLM work: rubric, extraction and solving calls, and rewrites, run concurrently.
+"""The filter's LLM work: the questions LLM checks declare, and rewrites, run concurrently.
 
 Every call goes through one ``ContentClient`` (cache, retries, concurrency, accounting); a call
 that yields no valid object is a ``StructureFailure`` value, which the checks count as a failure.
@@ -8,37 +8,23 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Literal
 
 from tomflywheel.config import EvalSettings, FilterSettings
 from tomflywheel.errors import LLMRequestError
 from tomflywheel.filter._candidate import Candidate
-from tomflywheel.filter._evidence import Evidence, Extraction, Rewrite, RubricScore, SolveTrial
+from tomflywheel.filter._evidence import Evidence, Rewrite
+from tomflywheel.filter._registry import Question
 from tomflywheel.filter._repair import repair_messages, rewrite_model
-from tomflywheel.filter._rubric import rubric_messages
-from tomflywheel.filter._solve import solve_once
-from tomflywheel.filter._verify import extraction_messages
 from tomflywheel.llm import ContentClient, StructureClient, StructureFailure, run_batch
-from tomflywheel.schema import CheckResult, Sample
-
-Need = Literal["rubric", "extract", "solve"]
-"""What an LLM check needs asked about a candidate."""
-
-Reply = RubricScore | Extraction | SolveTrial | StructureFailure
+from tomflywheel.schema import CheckResult
 
 
 @dataclass(frozen=True, slots=True)
 class _Job:
     key: int
-    sample: Sample
-    need: Need
+    candidate: Candidate
+    question: Question
     trial: int = 0
-
-
-def _as_failure(result: object) -> StructureFailure | None:
-    if isinstance(result, LLMRequestError):
-        return StructureFailure(str(result), None, 1)
-    return None
 
 
 class LLMWork:
@@ -58,36 +44,19 @@ class LLMWork:
         self.settings = settings
         self.eval_settings = eval_settings
 
-    def _jobs(self, key: int, sample: Sample, needs: Iterable[Need]) -> list[_Job]:
-        jobs = []
-        for need in sorted(needs):
-            trials = range(self.settings.solve.k) if need == "solve" else range(1)
-            jobs += [_Job(key, sample, need, trial) for trial in trials]
-        return jobs
+    def _jobs(self, key: int, candidate: Candidate, questions: Iterable[Question]) -> list[_Job]:
+        return [
+            _Job(key, candidate, question, trial)
+            for question in sorted(questions, key=lambda q: q.name)
+            for trial in range(question.trials(self.settings))
+        ]
 
-    async def _ask(self, job: _Job) -> Reply:
-        sample = job.sample
-        if job.need == "rubric":
-            messages = rubric_messages(sample, self.settings.rubric)
-            return await self.structure.ask(
-                RubricScore, messages, max_tokens=self.settings.rubric.max_tokens
-            )
-        if job.need == "extract":
-            messages = extraction_messages(sample.story, sample.question, sample.meta["trace"])
-            return await self.structure.ask(
-                Extraction, messages, max_tokens=self.settings.label.extraction_max_tokens
-            )
-        return await solve_once(
-            self.client,
-            sample,
-            job.trial,
-            settings=self.settings.solve,
-            eval_settings=self.eval_settings,
-        )
+    async def _ask(self, job: _Job) -> object:
+        return await job.question.ask(self, job.candidate, job.trial)
 
     async def gather(
         self,
-        work: list[tuple[int, Sample, frozenset[Need]]],
+        work: list[tuple[int, Candidate, frozenset[Question]]],
         on_done: Callable[[int, Evidence], None],
     ) -> None:
         """Ask everything ``work`` needs; ``on_done(key, evidence)`` as each key completes.
@@ -96,20 +65,24 @@ class LLMWork:
         """
         jobs: list[_Job] = []
         remaining: dict[int, int] = {}
-        for key, sample, needs in work:
-            mine = self._jobs(key, sample, needs)
+        for key, candidate, questions in work:
+            mine = self._jobs(key, candidate, questions)
             if not mine:
                 on_done(key, Evidence())
                 continue
             jobs += mine
             remaining[key] = len(mine)
-        replies: dict[int, list[tuple[_Job, Reply]]] = {key: [] for key in remaining}
+        replies: dict[int, list[tuple[_Job, object]]] = {key: [] for key in remaining}
 
         def collect(_: int, job: _Job, result: object) -> None:
-            failure = _as_failure(result)
-            if failure is not None and job.need == "solve":
-                result = SolveTrial(job.trial, None, False, failure.reason)
-            replies[job.key].append((job, failure or result))  # type: ignore[arg-type]
+            if isinstance(result, LLMRequestError):
+                handler = job.question.on_request_error
+                result = (
+                    handler(job.trial, str(result))
+                    if handler
+                    else StructureFailure(str(result), None, 1)
+                )
+            replies[job.key].append((job, result))
             remaining[job.key] -= 1
             if remaining[job.key] == 0:
                 on_done(job.key, _evidence(replies.pop(job.key)))
@@ -133,20 +106,22 @@ class LLMWork:
 
         results = await run_batch(items, ask, concurrency=self.client.concurrency)
         return {
-            candidate.index: _as_failure(result) or result  # type: ignore[misc]
+            candidate.index: StructureFailure(str(result), None, 1)
+            if isinstance(result, LLMRequestError)
+            else result  # type: ignore[misc]
             for (candidate, _), result in zip(items, results, strict=True)
         }
 
 
-def _evidence(replies: list[tuple[_Job, Reply]]) -> Evidence:
-    rubric = extraction = None
-    trials: list[SolveTrial] = []
+def _evidence(replies: list[tuple[_Job, object]]) -> Evidence:
+    """One version's evidence: each question's reply, or its trials' replies in trial order."""
+    by_question: dict[str, list[tuple[int, object]]] = {}
+    questions: dict[str, Question] = {}
     for job, reply in replies:
-        if job.need == "rubric":
-            rubric = reply
-        elif job.need == "extract":
-            extraction = reply
-        elif isinstance(reply, SolveTrial):
-            trials.append(reply)
-    solves = tuple(sorted(trials, key=lambda t: t.trial)) if trials else None
-    return Evidence(rubric=rubric, extraction=extraction, solves=solves)  # type: ignore[arg-type]
+        by_question.setdefault(job.question.name, []).append((job.trial, reply))
+        questions[job.question.name] = job.question
+    evidence: dict[str, object] = {}
+    for name, answers in by_question.items():
+        ordered = [reply for _, reply in sorted(answers, key=lambda pair: pair[0])]
+        evidence[name] = tuple(ordered) if questions[name].many else ordered[0]
+    return Evidence(**evidence)

@@ -14,19 +14,17 @@ from typing import Literal
 
 import numpy as np
 
-from tomflywheel.filter._candidate import Candidate, has_trace
+from tomflywheel.filter._candidate import Candidate
 from tomflywheel.filter._context import CheckContext
 from tomflywheel.filter._dedup import Features
 from tomflywheel.filter._evidence import Evidence, RubricScore
-from tomflywheel.filter._llm import LLMWork, Need
-from tomflywheel.filter._registry import Check, ordered_checks, skipped
+from tomflywheel.filter._llm import LLMWork
+from tomflywheel.filter._registry import Check, Question, ordered_checks, skipped
 from tomflywheel.filter._repair import apply_rewrite
 from tomflywheel.llm import StructureFailure
 from tomflywheel.schema import CheckResult, QualityAttempt, QualityDecision, QualityVerdict
 
 Action = Literal["accept", "reject", "repair"]
-_NEEDS: dict[str, Need] = {"rubric": "rubric", "naturalization": "extract"}
-_NEEDS["solve_agreement"] = "solve"
 
 
 def is_fatal(results: list[CheckResult]) -> bool:
@@ -63,18 +61,16 @@ class Decider:
         record = [self._run(c, candidate, context) for c in ordered_checks("record")]
         return record + [self._run(c, candidate, context) for c in ordered_checks("set")]
 
-    def needs(self, candidate: Candidate, static: list[CheckResult]) -> frozenset[Need]:
+    def needs(self, candidate: Candidate, static: list[CheckResult]) -> frozenset[Question]:
         """What the LLM checks need asked about this version (nothing after a fatal failure)."""
-        sample = candidate.sample
-        if not self.context.use_llm or sample is None or is_fatal(static):
+        if not self.context.use_llm or candidate.sample is None or is_fatal(static):
             return frozenset()
-        applies = {
-            "rubric": True,
-            "naturalization": candidate.origin == "naturalized" and has_trace(sample),
-            "solve_agreement": candidate.origin == "free_form",
-        }
         disabled = self.context.settings.disabled_checks
-        return frozenset(_NEEDS[n] for n, ok in applies.items() if ok and n not in disabled)
+        return frozenset(
+            c.asks
+            for c in ordered_checks("llm")
+            if c.asks is not None and c.name not in disabled and c.applies(candidate)
+        )
 
     def wants_llm(self, versions: list[tuple[Candidate, list[CheckResult]]]) -> bool:
         """Whether any version needs an LLM: a question for an LLM check, or a rewrite."""
@@ -206,12 +202,12 @@ async def decide_all(
 
     while todo:
         repairs.clear()
-        work = [(k, versions[k].sample, decider.needs(versions[k], statics[k])) for k in todo]
+        work = [(k, versions[k], decider.needs(versions[k], statics[k])) for k in todo]
         if llm is None:
             for key, _, _ in work:
                 on_done(key, Evidence())
         else:
-            await llm.gather(work, on_done)  # type: ignore[arg-type]
+            await llm.gather(work, on_done)
         if not repairs or llm is None:
             return
         repairs.sort()

@@ -7,16 +7,18 @@ an LLM rewrite may fix it.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from tomflywheel._registry import Registry
+from tomflywheel.config import FilterSettings
 from tomflywheel.schema import CheckResult, CheckStatus
 
 if TYPE_CHECKING:
     from tomflywheel.filter._candidate import Candidate
     from tomflywheel.filter._context import CheckContext
+    from tomflywheel.filter._llm import LLMWork
 
 Phase = Literal["record", "set", "llm"]
 """When a check runs: on the record alone, against other samples, or on LLM evidence."""
@@ -40,6 +42,34 @@ REASONS: dict[str, Reason] = {}
 """Every reason code, by code (a code shared by several checks means the same everywhere)."""
 
 
+def _once(settings: FilterSettings) -> int:
+    return 1
+
+
+@dataclass(frozen=True, slots=True)
+class Question:
+    """What an LLM-phase check needs the judge model asked about a candidate, and how.
+
+    The reply (or the failure of the call, as a value) reaches the check as
+    ``context.evidence.get(name)``: one reply, or a tuple of one per trial when ``many``.
+    """
+
+    name: str
+    """Its key in the evidence."""
+    ask: Callable[[LLMWork, Candidate, int], Awaitable[Any]]
+    """``(work, candidate, trial) -> reply``: one call through the work's client."""
+    trials: Callable[[FilterSettings], int] = _once
+    """How many calls per candidate version."""
+    many: bool = False
+    """Collect the replies of every trial (in trial order) instead of keeping the one reply."""
+    on_request_error: Callable[[int, str], Any] | None = None
+    """The reply recorded for a refused request, from (trial, reason); default a failure."""
+
+
+def _always(candidate: Candidate) -> bool:
+    return True
+
+
 @dataclass(frozen=True, slots=True)
 class Check:
     """A registered check: its name, phase, reason codes and function."""
@@ -48,6 +78,10 @@ class Check:
     phase: Phase
     reasons: tuple[Reason, ...]
     run: Callable[[Candidate, CheckContext], CheckResult]
+    asks: Question | None = None
+    """LLM phase: what it needs asked."""
+    applies: Callable[[Candidate], bool] = _always
+    """LLM phase: whether to ask about this candidate at all."""
 
     def __call__(self, candidate: Candidate, context: CheckContext) -> CheckResult:
         """Run the check on one candidate."""
@@ -70,7 +104,12 @@ _ORDER: list[str] = []
 
 
 def check(
-    name: str, *, phase: Phase, reasons: dict[str, tuple[bool, str]]
+    name: str,
+    *,
+    phase: Phase,
+    reasons: dict[str, tuple[bool, str]],
+    asks: Question | None = None,
+    applies: Callable[[Candidate], bool] = _always,
 ) -> Callable[[Callable[[Candidate, CheckContext], CheckResult]], Check]:
     """Register a check function under ``name``.
 
@@ -78,7 +117,14 @@ def check(
         name: Registry name, used in configs, verdicts and the manifest.
         phase: ``record``, ``set`` or ``llm``.
         reasons: Each reason code the check can fail with: ``(repairable, description)``.
+        asks: LLM phase: the question whose replies the check reads (required there).
+        applies: LLM phase: whether the question is worth asking about a candidate.
+
+    Raises:
+        ValueError: An LLM-phase check without a question, or a question elsewhere.
     """
+    if (phase == "llm") != (asks is not None):
+        raise ValueError(f"check {name!r}: a question is declared exactly for LLM-phase checks")
 
     def add(function: Callable[[Candidate, CheckContext], CheckResult]) -> Check:
         table = tuple(
@@ -89,7 +135,7 @@ def check(
             if known is not None and known.repairable != reason.repairable:
                 raise ValueError(f"reason code {reason.code!r} is declared twice, differently")
             REASONS.setdefault(reason.code, reason)
-        entry = Check(name, phase, table, function)
+        entry = Check(name, phase, table, function, asks, applies)
         CHECKS.register(name)(entry)
         _ORDER.append(name)
         return entry

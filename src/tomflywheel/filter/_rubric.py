@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from tomflywheel.config import RubricSettings
 from tomflywheel.filter._candidate import Candidate, has_trace
 from tomflywheel.filter._context import CheckContext
 from tomflywheel.filter._evidence import RubricScore
-from tomflywheel.filter._registry import check, failed, passed, skipped
+from tomflywheel.filter._registry import Question, check, failed, passed, skipped
 from tomflywheel.llm import StructureFailure
 from tomflywheel.schema import CheckResult, Sample
+
+if TYPE_CHECKING:
+    from tomflywheel.filter._llm import LLMWork
 
 _SYSTEM = (
     "You review training items for a theory-of-mind reasoning dataset. Judge the item as "
@@ -65,9 +69,24 @@ def rubric_summary(score: RubricScore) -> str:
     )
 
 
+async def ask_rubric(work: LLMWork, candidate: Candidate, trial: int) -> object:
+    """The rubric judge's scores for one candidate version (or the failure to get them)."""
+    if candidate.sample is None:
+        raise ValueError("only valid samples are scored")
+    rubric = work.settings.rubric
+    return await work.structure.ask(
+        RubricScore, rubric_messages(candidate.sample, rubric), max_tokens=rubric.max_tokens
+    )
+
+
+RUBRIC = Question("rubric", ask_rubric)
+"""Asked about every valid candidate that reaches the LLM phase."""
+
+
 @check(
     "rubric",
     phase="llm",
+    asks=RUBRIC,
     reasons={
         "rubric_unjudged": (False, "The rubric judge gave no valid reply."),
         "low_solvability": (True, "The judge doubts the answer follows from the story."),

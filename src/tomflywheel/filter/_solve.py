@@ -7,11 +7,10 @@ agreement) and samples with its own stable seed; answers are read by the evaluat
 from __future__ import annotations
 
 from tomflywheel._rng import stable_seed
+from tomflywheel.asking import ShuffledOptions, judge_by_rules, render_prompt, shuffle_options
 from tomflywheel.config import EvalSettings, SolveSettings
 from tomflywheel.errors import LLMRequestError
-from tomflywheel.evaluation import ShuffledOptions, render_prompt, shuffle_options
-from tomflywheel.evaluation.judge import judge_by_rules
-from tomflywheel.filter._checks_record import is_completion
+from tomflywheel.filter._candidate import Candidate
 from tomflywheel.filter._evidence import SolveTrial
 from tomflywheel.llm import ContentClient
 from tomflywheel.schema import Prediction, QAKind, Sample, Verdict
@@ -31,17 +30,20 @@ def trial_seed(sample: Sample, trial: int) -> int:
 
 async def solve_once(
     client: ContentClient,
-    sample: Sample,
+    candidate: Candidate,
     trial: int,
     *,
     settings: SolveSettings,
     eval_settings: EvalSettings,
 ) -> SolveTrial:
     """One trial: ask, then judge the reply against the label with the rules judge."""
+    sample = candidate.sample
+    if sample is None:
+        raise ValueError("only valid samples are solved")
     shuffled = trial_options(sample, trial)
     prompt = render_prompt(
         sample,
-        completion=is_completion(sample),
+        completion=candidate.is_completion,
         shuffled=shuffled,
         settings=eval_settings,
         endpoint="chat",

@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from tomflywheel.evaluation.judge import normalize
+from tomflywheel.asking import normalize
 from tomflywheel.filter._evidence import Extraction
 from tomflywheel.world import (
     Answer,

@@ -12,8 +12,9 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from tomflywheel.evaluation import accuracy, read_judgments
+from tomflywheel.artifacts import Experiment, read_judgments
 from tomflywheel.schema import Judgment, Sample, Verdict, read_samples
+from tomflywheel.stats import accuracy
 
 SHORTCUT_DROP = 0.05
 """A drop of at least this much (5 points) on one part beside a gain on the other is flagged."""
@@ -43,10 +44,10 @@ def _split(samples: dict[str, Sample], judgments: Iterable[Judgment]) -> dict[st
     return {key: accuracy(c, n) for key, (c, n) in tallies.items()}
 
 
-def dataset_split(folder: Path) -> dict[str, dict[str, Any]]:
-    """Accuracy on all items, targets and controls of one evaluated dataset folder."""
-    samples = {s.id: s for s in read_samples(folder / "samples.jsonl")}
-    return _split(samples, read_judgments(folder / "judgment.jsonl"))
+def dataset_split(experiment: Experiment, label: str) -> dict[str, dict[str, Any]]:
+    """Accuracy on all items, targets and controls of one evaluated dataset."""
+    samples = {s.id: s for s in read_samples(experiment.samples(label))}
+    return _split(samples, read_judgments(experiment.judgments(label)))
 
 
 def _delta(before: dict[str, Any], after: dict[str, Any]) -> float | None:
@@ -58,18 +59,17 @@ def _delta(before: dict[str, Any], after: dict[str, Any]) -> float | None:
 def compare(before_exp: Path, after_exp: Path) -> dict[str, Any]:
     """Lift of every dataset evaluated in both experiments, with the shortcut check."""
     out: dict[str, Any] = {}
-    for folder in sorted(Path(before_exp).glob("*/judgment.jsonl")):
-        label = folder.parent.name
-        after_folder = Path(after_exp) / label
-        if not (after_folder / "judgment.jsonl").exists():
+    first, second = Experiment(Path(before_exp)), Experiment(Path(after_exp))
+    for label in sorted(p.parent.name for p in first.root.glob("*/judgment.jsonl")):
+        if not second.judgments(label).exists():
             continue
-        before, after = dataset_split(folder.parent), dataset_split(after_folder)
+        before, after = dataset_split(first, label), dataset_split(second, label)
         lift = {key: _delta(before[key], after[key]) for key in before}
         out[label] = {
             "before": before,
             "after": after,
             "lift": lift,
-            "groups": _group_lifts(folder.parent / "metrics.json", after_folder / "metrics.json"),
+            "groups": _group_lifts(first.metrics(label), second.metrics(label)),
             "shortcut_warning": shortcut_warning(lift["targets"], lift["controls"]),
         }
     return out

@@ -23,8 +23,9 @@ import yaml
 from tomflywheel._io import atomic_write_json, atomic_write_text, timestamp_name
 from tomflywheel.config import Settings
 from tomflywheel.errors import ConfigError
-from tomflywheel.evaluation import ProgressFactory, run_evaluation
+from tomflywheel.evaluation import EvalSummary, run_evaluation
 from tomflywheel.feedback import run_feedback
+from tomflywheel.filter import run_filter
 from tomflywheel.flywheel._manifest import (
     RunManifest,
     StageName,
@@ -35,7 +36,10 @@ from tomflywheel.flywheel._manifest import (
 )
 from tomflywheel.flywheel._models import heldout_refs, round_model, served_model, with_model
 from tomflywheel.flywheel._summary import round_summary
-from tomflywheel.llm import shared_servers
+from tomflywheel.llm import ensure_default_model, shared_servers
+from tomflywheel.progress import ProgressFactory
+from tomflywheel.report import write_experiment_report, write_run_report
+from tomflywheel.train import train_model
 
 logger = logging.getLogger(__name__)
 
@@ -103,15 +107,21 @@ class _Runner:
         save_manifest(self.run_dir, self.manifest)
         return record
 
+    def evaluate(self, settings: Settings, exp_dir: Path) -> EvalSummary:
+        """Evaluate into ``exp_dir`` (resuming it), then write its report."""
+        summary = run_evaluation(
+            settings, exp_dir=exp_dir, progress=self.progress, on_status=self.on_status
+        )
+        write_experiment_report(summary.experiment)
+        return summary
+
     def round(self, k: int) -> dict[str, Any]:
         settings = round_model(round_settings(self.settings, k), self.manifest, k)
         folder = self.run_dir / f"round_{k}"
         exp_dir = folder / "eval"
 
         def evaluate() -> tuple[dict[str, Any], dict[str, Any]]:
-            summary = run_evaluation(
-                settings, exp_dir=exp_dir, progress=self.progress, on_status=self.on_status
-            )
+            summary = self.evaluate(settings, exp_dir)
             return {"exp_dir": str(exp_dir)}, summary.usage
 
         def feedback() -> tuple[dict[str, Any], dict[str, Any]]:
@@ -126,8 +136,6 @@ class _Runner:
             return outputs, summary.usage
 
         def admit() -> tuple[dict[str, Any], dict[str, Any]]:
-            from tomflywheel.filter import run_filter
-
             candidates = Path(self.manifest.done(k, "feedback").outputs["candidates"])  # type: ignore[union-attr]
             flywheel = settings.flywheel
             fs = settings.filter
@@ -177,11 +185,8 @@ class _Runner:
         ) -> Callable[[], tuple[dict[str, Any], dict[str, Any]]]:
             def work() -> tuple[dict[str, Any], dict[str, Any]]:
                 evaluation = target.eval.model_copy(update={"datasets": heldout})
-                summary = run_evaluation(
-                    target.model_copy(update={"eval": evaluation}),
-                    exp_dir=folder / name,
-                    progress=self.progress,
-                    on_status=self.on_status,
+                summary = self.evaluate(
+                    target.model_copy(update={"eval": evaluation}), folder / name
                 )
                 return {"exp_dir": str(folder / name), "model": served_model(target)}, summary.usage
 
@@ -190,9 +195,6 @@ class _Runner:
         self.stage(k, "heldout_before", measure(settings, "heldout_before"))
 
         def train() -> tuple[dict[str, Any], dict[str, Any]]:
-            from tomflywheel.llm import ensure_default_model
-            from tomflywheel.train import train_model
-
             base = self.settings.embedded.model or ensure_default_model(self.on_status)
             data = settings.flywheel.train_dir / f"{self.manifest.train_name}.jsonl"
             if not data.exists():
@@ -273,8 +275,6 @@ def run_flywheel(
         for k in range(1, total + 1):
             result.rounds.append(runner.round(k))
     result.skipped = runner.skipped
-    from tomflywheel.report import write_run_report
-
     result.report = write_run_report(
         run_dir, result.rounds, manifest.train_name, settings.flywheel.train_dir
     )

@@ -21,6 +21,7 @@ import httpx
 
 from tomflywheel.config import EmbeddedServerSettings, LLMSettings, Settings, cache_root
 from tomflywheel.errors import ConfigError, ServerError
+from tomflywheel.llm._convert import find_gguf
 
 logger = logging.getLogger(__name__)
 
@@ -49,8 +50,6 @@ def ensure_default_model(on_status: Callable[[str], None] | None = None) -> Path
         fcntl.flock(lock, fcntl.LOCK_EX)
         if (target / "config.json").exists():
             return target
-        from tomflywheel.llm._convert import find_gguf
-
         find_gguf()  # fail fast with a clear message before starting torch
         if on_status:
             on_status(f"converting the bundled GGUF model into {target} (once, ~30 s)")

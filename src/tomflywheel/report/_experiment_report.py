@@ -9,8 +9,10 @@ from typing import Any
 import yaml
 
 from tomflywheel._io import atomic_write_text
+from tomflywheel.artifacts import Experiment, read_judgments, read_predictions
 from tomflywheel.report._html import Bar, bar_chart, esc, page, sample_browser, table_html
 from tomflywheel.report._tables import metric_rows, write_tables
+from tomflywheel.schema import read_samples
 
 BROWSER_LIMIT = 2000
 """Samples per dataset embedded in the browser (the page stays light for big runs)."""
@@ -20,18 +22,12 @@ def _load_json(path: Path) -> dict[str, Any]:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
-def _browser_rows(folder: Path, limit: int) -> list[dict[str, Any]]:
-    from tomflywheel.evaluation import read_judgments, read_predictions
-    from tomflywheel.schema import read_samples
-
-    samples = (
-        {s.id: s for s in read_samples(folder / "samples.jsonl")}
-        if (folder / "samples.jsonl").exists()
-        else {}
-    )
-    judgments = {(j.sample_id, j.trial): j for j in read_judgments(folder / "judgment.jsonl")}
+def _browser_rows(experiment: Experiment, label: str, limit: int) -> list[dict[str, Any]]:
+    samples_path = experiment.samples(label)
+    samples = {s.id: s for s in read_samples(samples_path)} if samples_path.exists() else {}
+    judgments = {(j.sample_id, j.trial): j for j in read_judgments(experiment.judgments(label))}
     rows = []
-    for prediction in read_predictions(folder / "prediction.jsonl")[:limit]:
+    for prediction in read_predictions(experiment.predictions(label))[:limit]:
         sample = samples.get(prediction.sample_id)
         judgment = judgments.get((prediction.sample_id, prediction.trial))
         output = prediction.raw_output
@@ -109,9 +105,9 @@ def _dataset_section(metrics: dict[str, Any]) -> str:
     return "".join(parts)
 
 
-def write_experiment_report(experiment: Any) -> list[Path]:
+def write_experiment_report(experiment: Experiment) -> list[Path]:
     """Write ``tables/`` and ``report.html`` of an experiment from its artifacts (no request)."""
-    root = Path(experiment.root)
+    root = experiment.root
     all_metrics = [_load_json(p) for p in sorted(root.glob("*/metrics.json"))]
     written = write_tables(root / "tables", all_metrics)
     config = (
@@ -138,7 +134,10 @@ def write_experiment_report(experiment: Any) -> list[Path]:
         *(_dataset_section(m) for m in all_metrics),
         "<h2>Samples</h2>",
         sample_browser(
-            {m["dataset"]: _browser_rows(root / m["dataset"], BROWSER_LIMIT) for m in all_metrics}
+            {
+                m["dataset"]: _browser_rows(experiment, m["dataset"], BROWSER_LIMIT)
+                for m in all_metrics
+            }
         ),
     ]
     path = root / "report.html"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 from collections.abc import Sequence
 from pathlib import Path
@@ -119,9 +121,6 @@ def write_summary_html(rows: Sequence[dict[str, Any]], out: Path) -> Path:
 
 def summary_csv(rows: Sequence[dict[str, Any]]) -> str:
     """The summary rows as CSV (the interval split into two columns)."""
-    import csv
-    import io
-
     buffer = io.StringIO()
     fields = [
         "experiment",

@@ -9,10 +9,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tomflywheel._rng import rng_for
+from tomflywheel.asking import taught_rationale, training_messages
 from tomflywheel.config import EvalSettings
-from tomflywheel.datasets import task_for_sample
+from tomflywheel.datasets import TaskSpec, task_for_sample
 from tomflywheel.errors import ConfigError, DataError
-from tomflywheel.evaluation import training_messages
 from tomflywheel.schema import Sample
 
 if TYPE_CHECKING:
@@ -72,22 +72,16 @@ def sample_rationale(sample: Sample, *, source: Path, index: int) -> str | None:
 
 
 def sample_messages(
-    sample: Sample, settings: EvalSettings, *, rationale: str | None
+    sample: Sample, task: TaskSpec, settings: EvalSettings, *, rationale: str | None
 ) -> tuple[list[dict[str, str]], bool]:
     """The chat messages teaching one sample, prompted exactly as the evaluation prompts it.
 
-    Completion tasks (Kosinski-style) are never given a rationale: their reply is the next word.
-
     Returns:
-        The messages (system, user, assistant) and whether the reply teaches the rationale.
+        The messages (system, user, assistant) and whether the reply teaches the rationale
+        (completion tasks never do: see ``taught_rationale``).
     """
-    task = task_for_sample(sample)
-    completion = task.prompt_kind == "completion"
-    taught = None if completion else rationale
-    messages = training_messages(
-        sample, settings, completion=completion, rationale=taught, instructions=task.instructions
-    )
-    return messages, taught is not None
+    messages = training_messages(sample, settings, task=task, rationale=rationale)
+    return messages, taught_rationale(task, rationale) is not None
 
 
 def encode_messages(
@@ -168,7 +162,9 @@ def build_examples(
     with_rationale = 0
     for index, sample in enumerate(samples, start=1):
         text = sample_rationale(sample, source=source, index=index) if rationale else None
-        messages, taught = sample_messages(sample, settings, rationale=text)
+        messages, taught = sample_messages(
+            sample, task_for_sample(sample), settings, rationale=text
+        )
         input_ids, labels = encode_messages(messages, tokenizer)
         if len(input_ids) > max_length:
             too_long.append(sample.id)

@@ -6,9 +6,9 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, Field
 
-from tomflywheel.evaluation._shuffle import format_options
-from tomflywheel.evaluation.judge._base import JUDGES, JudgeContext, error_judgment
-from tomflywheel.evaluation.judge._rules import judge_by_rules
+from tomflywheel.asking._shuffle import format_options
+from tomflywheel.asking.judge._base import JudgeContext, error_judgment, judge
+from tomflywheel.asking.judge._rules import judge_by_rules, rules_options
 from tomflywheel.llm import StructureClient, StructureFailure
 from tomflywheel.schema import Judgment, MethodRef, Prediction, Sample, Verdict
 
@@ -118,7 +118,7 @@ class LLMJudge:
         )
 
 
-@JUDGES.register("llm")
+@judge("llm")
 def llm_judge(context: JudgeContext) -> LLMJudge:
     """Judge every prediction with a structured LLM verdict (correct yes/no, short reason).
 
@@ -128,7 +128,7 @@ def llm_judge(context: JudgeContext) -> LLMJudge:
     return LLMJudge(context=context, hybrid=False)
 
 
-@JUDGES.register("hybrid")
+@judge("hybrid", options=rules_options)
 def hybrid_judge(context: JudgeContext, *, strict: bool = False, partial: bool = True) -> LLMJudge:
     """Let the rules decide clear matches and send the rest to the LLM judge.
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tomflywheel.evaluation.judge._base import JUDGES, JudgeContext, error_judgment
-from tomflywheel.evaluation.judge._match import first_word
+from tomflywheel.asking._match import first_word
+from tomflywheel.asking.judge._base import JudgeContext, error_judgment, judge
 from tomflywheel.schema import Judgment, MethodRef, Prediction, Sample, Verdict
 
 
@@ -37,7 +37,7 @@ class FirstTokenJudge:
         )
 
 
-@JUDGES.register("first_token")
+@judge("first_token")
 def first_token_judge(context: JudgeContext) -> FirstTokenJudge:
     """Judge sentence completions: the first generated word must equal the expected word.
 

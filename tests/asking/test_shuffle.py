@@ -1,7 +1,7 @@
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tomflywheel.evaluation import format_options, shuffle_options
+from tomflywheel.asking import format_options, shuffle_options
 from tomflywheel.schema import Answer, Sample
 
 

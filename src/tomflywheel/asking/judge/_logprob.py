@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from tomflywheel.evaluation._shuffle import LETTERS
-from tomflywheel.evaluation.judge._base import JUDGES, JudgeContext, error_judgment
+from tomflywheel.asking._shuffle import LETTERS
+from tomflywheel.asking.judge._base import JudgeContext, error_judgment, judge
 from tomflywheel.schema import Judgment, MethodRef, Prediction, Sample, Verdict
 
 
@@ -70,7 +70,7 @@ class LogprobJudge:
         )
 
 
-@JUDGES.register("logprob")
+@judge("logprob", options=lambda settings, task: {"normalize": settings.logprob.normalize})
 def logprob_judge(
     context: JudgeContext, *, normalize: Literal["sum", "mean"] = "sum"
 ) -> LogprobJudge:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from tomflywheel.asking._shuffle import ShuffledOptions, format_options, shuffle_options
 from tomflywheel.config import EvalSettings
-from tomflywheel.evaluation._shuffle import ShuffledOptions, format_options
+from tomflywheel.datasets import TaskSpec
 from tomflywheel.schema import QAKind, Sample
 
 
@@ -115,13 +116,13 @@ def answer_text(sample: Sample, shuffled: ShuffledOptions | None) -> str:
     return sample.answer.correct_answers[0]
 
 
+def taught_rationale(task: TaskSpec, rationale: str | None) -> str | None:
+    """The rationale a training reply teaches: none for completion tasks (the reply is one word)."""
+    return None if task.prompt_kind == "completion" else rationale
+
+
 def training_messages(
-    sample: Sample,
-    settings: EvalSettings,
-    *,
-    completion: bool = False,
-    rationale: str | None = None,
-    instructions: str = "",
+    sample: Sample, settings: EvalSettings, *, task: TaskSpec, rationale: str | None = None
 ) -> list[dict[str, str]]:
     """Chat messages teaching the ideal reply, prompted exactly as the evaluation prompts.
 
@@ -131,12 +132,11 @@ def training_messages(
     Args:
         sample: The training sample.
         settings: Evaluation settings (system prompt and templates).
-        completion: Render as a sentence-completion task.
-        rationale: A step-by-step explanation put before ``Answer: ...`` in the target.
-        instructions: The benchmark's own task note, as in evaluation.
+        task: The sample's task: prompt kind and the benchmark's own task note, as in evaluation.
+        rationale: A step-by-step explanation put before ``Answer: ...`` in the target (never
+            for completion tasks, see :func:`taught_rationale`).
     """
-    from tomflywheel.evaluation._shuffle import shuffle_options
-
+    completion = task.prompt_kind == "completion"
     shuffled = None if completion or sample.kind is QAKind.OPEN else shuffle_options(sample)
     rendered = render_prompt(
         sample,
@@ -144,8 +144,9 @@ def training_messages(
         shuffled=shuffled,
         settings=settings,
         endpoint="chat",
-        instructions=instructions,
+        instructions=task.instructions,
     )
     answer = answer_text(sample, shuffled)
-    target = f"{rationale.strip()}\nAnswer: {answer}" if rationale else answer
+    taught = taught_rationale(task, rationale)
+    target = f"{taught.strip()}\nAnswer: {answer}" if taught else answer
     return [*(rendered.messages or []), {"role": "assistant", "content": target}]

@@ -4,16 +4,16 @@ import asyncio
 
 import pytest
 
-from tomflywheel.evaluation._predict import scoring_sample
-from tomflywheel.evaluation._shuffle import shuffle_options
-from tomflywheel.evaluation.judge import (
+from tomflywheel.asking import (
     JUDGES,
     JudgeContext,
-    gold_positions,
     match_text,
     normalize,
     parse_letters,
+    scoring_sample,
+    shuffle_options,
 )
+from tomflywheel.asking.judge import gold_positions
 from tomflywheel.schema import Answer, Prediction, Sample, Verdict
 
 

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
-from tomflywheel.evaluation.judge._base import JUDGES, JudgeContext, error_judgment
-from tomflywheel.evaluation.judge._letters import letters_from_option_text, parse_letters
-from tomflywheel.evaluation.judge._match import match_text, mentions
+from tomflywheel.asking._letters import letters_from_option_text, parse_letters
+from tomflywheel.asking._match import match_text, mentions
+from tomflywheel.asking.judge._base import JudgeContext, error_judgment, judge
+from tomflywheel.config import EvalSettings
+from tomflywheel.datasets import TaskSpec
 from tomflywheel.schema import Judgment, MethodRef, Prediction, QAKind, Sample, Verdict
 
 
@@ -82,7 +85,12 @@ class RulesJudge:
         )
 
 
-@JUDGES.register("rules")
+def rules_options(settings: EvalSettings, task: TaskSpec | None) -> dict[str, Any]:
+    """Strict matching from the settings; no partial credit where the benchmark gives none."""
+    return {"strict": settings.strict_matching, "partial": not (task and task.strict_matching)}
+
+
+@judge("rules", options=rules_options)
 def rules_judge(context: JudgeContext, *, strict: bool = False, partial: bool = True) -> RulesJudge:
     """Judge by rules only, never sending a request.
 

@@ -1,4 +1,10 @@
-"""Experiment folders: layout, the resolved-config snapshot, and loading the datasets to run."""
+"""The artifact contract: experiment folders and what the stages write and read there.
+
+``results/<exp_id>/`` holds the resolved-config snapshot (``config.yaml``) and, per dataset, the
+evaluated samples (``samples.jsonl``, ``dataset.json``), ``prediction.jsonl``,
+``judgment.jsonl`` and ``metrics.json``. A stage reads another stage's output through these
+functions, never through that stage's internals.
+"""
 
 from __future__ import annotations
 
@@ -13,13 +19,14 @@ import yaml
 from tomflywheel._io import (
     atomic_write_json,
     atomic_write_text,
+    read_jsonl,
     timestamp_name,
     write_jsonl_atomic,
 )
 from tomflywheel.config import DatasetRef, Settings, parse_settings
-from tomflywheel.datasets import TaskSpec
-from tomflywheel.errors import ConfigError, DataError
-from tomflywheel.schema import Sample, read_samples
+from tomflywheel.datasets import TaskSpec, task_for_sample
+from tomflywheel.errors import ConfigError
+from tomflywheel.schema import Judgment, Prediction, Sample, read_samples
 
 logger = logging.getLogger(__name__)
 
@@ -57,6 +64,10 @@ class Experiment:
     def judgments(self, label: str) -> Path:
         """``judgment.jsonl`` of a dataset."""
         return self.dataset_dir(label) / "judgment.jsonl"
+
+    def samples(self, label: str) -> Path:
+        """``samples.jsonl``: the evaluated samples of a dataset."""
+        return self.dataset_dir(label) / SAMPLES_FILE
 
     def metrics(self, label: str) -> Path:
         """``metrics.json`` of a dataset."""
@@ -141,62 +152,6 @@ class LoadedDataset:
         return self.ref.label
 
 
-def resolve_dataset_ref(value: str, datasets_dir: Path) -> DatasetRef:
-    """A ``--dataset`` value: a path to a JSONL file, or a name under ``datasets_dir``.
-
-    Raises:
-        ConfigError: Neither exists.
-    """
-    path = Path(value)
-    if path.suffix == ".jsonl" and path.exists():
-        return DatasetRef(path=path)
-    named = datasets_dir / f"{value}.jsonl"
-    if named.exists():
-        return DatasetRef(path=named)
-    known = sorted(p.stem for p in datasets_dir.glob("*.jsonl")) if datasets_dir.is_dir() else []
-    raise ConfigError(
-        f"dataset {value!r} not found (no file {path} or {named}); "
-        f"known in {datasets_dir}: {', '.join(known) or 'none'}"
-    )
-
-
-def load_dataset(
-    ref: DatasetRef,
-    *,
-    max_samples: int | None,
-    exclude_memory_reality: bool,
-    judge_override: str | None,
-) -> LoadedDataset:
-    """Read a dataset file, resolve its task spec, and apply the sample filters.
-
-    Raises:
-        DataError: A malformed record (file:line:field) or an empty file.
-        ConfigError: Unknown dataset type and no task declared in its samples.
-    """
-    from tomflywheel.datasets import task_for_sample
-
-    if not ref.path.exists():
-        raise ConfigError(f"{ref.path}: dataset file not found")
-    samples = list(read_samples(ref.path))
-    if not samples:
-        raise DataError(ref.path, None, None, "no samples")
-    task = task_for_sample(samples[0])
-    if exclude_memory_reality and task.excludable_question_types:
-        dropped = set(task.excludable_question_types)
-        samples = [s for s in samples if s.meta.get("question_type") not in dropped]
-    limit = ref.max_samples or max_samples
-    if limit is not None:
-        samples = samples[:limit]
-    seen: set[str] = set()
-    for sample in samples:
-        if sample.id in seen:
-            raise DataError(ref.path, None, "id", f"duplicate sample id {sample.id!r}")
-        seen.add(sample.id)
-    return LoadedDataset(
-        ref=ref, task=task, judge=judge_override or ref.judge or task.judge, samples=samples
-    )
-
-
 SAMPLES_FILE = "samples.jsonl"
 DATASET_FILE = "dataset.json"
 
@@ -229,8 +184,6 @@ def load_saved_datasets(
     Raises:
         ConfigError: No evaluated dataset in the folder (or a requested label is missing).
     """
-    from tomflywheel.datasets import task_for_sample
-
     found = sorted(p.parent.name for p in experiment.root.glob(f"*/{DATASET_FILE}"))
     wanted = labels or found
     missing = [label for label in wanted if label not in found]
@@ -253,3 +206,17 @@ def load_saved_datasets(
             )
         )
     return loaded
+
+
+def read_predictions(path: Path) -> list[Prediction]:
+    """Predictions of a dataset (a partial last line from a crash is ignored)."""
+    if not path.exists():
+        return []
+    return list(read_jsonl(path, Prediction, tolerate_partial_tail=True))
+
+
+def read_judgments(path: Path) -> list[Judgment]:
+    """Judgments of a dataset (a partial last line from a crash is ignored)."""
+    if not path.exists():
+        return []
+    return list(read_jsonl(path, Judgment, tolerate_partial_tail=True))

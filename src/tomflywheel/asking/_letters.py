@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import string
 
-from tomflywheel.evaluation.judge._match import mentions, normalize
+from tomflywheel.asking._match import mentions, normalize
 
 _ALONE = re.compile(r"^\(?([A-Za-z])\)?[.:)]?$")
 _ANSWER_IS = re.compile(

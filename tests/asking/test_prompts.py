@@ -1,5 +1,5 @@
+from tomflywheel.asking import render_prompt, shuffle_options
 from tomflywheel.config import EvalSettings
-from tomflywheel.evaluation import render_prompt, shuffle_options
 from tomflywheel.schema import Answer, Sample
 
 

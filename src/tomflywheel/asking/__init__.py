@@ -1,0 +1,61 @@
+"""Asking a model and reading its answer: what every stage uses to put a sample to a model.
+
+Prompts and templates, the seeded option shuffle, the :class:`Predictor` (one request: generate
+or score options), answer normalisation and matching, and the judging methods
+(:mod:`tomflywheel.asking.judge`). Below the stages: it may import ``llm``, ``datasets``
+(task specs), ``config``, ``schema`` and the base modules, never a stage.
+"""
+
+from tomflywheel.asking._letters import letters_from_option_text, parse_letters
+from tomflywheel.asking._match import CASCADE, first_word, match_text, mentions, normalize
+from tomflywheel.asking._predictor import Predictor, Work, scoring_sample
+from tomflywheel.asking._prompts import (
+    RenderedPrompt,
+    answer_text,
+    completion_text,
+    render_logprob_context,
+    render_prompt,
+    render_user_text,
+    taught_rationale,
+    training_messages,
+)
+from tomflywheel.asking._shuffle import LETTERS, ShuffledOptions, format_options, shuffle_options
+from tomflywheel.asking.judge import (
+    JUDGES,
+    Judge,
+    JudgeContext,
+    build_judge,
+    judge_by_rules,
+    option_scores,
+)
+
+__all__ = [
+    "CASCADE",
+    "JUDGES",
+    "LETTERS",
+    "Judge",
+    "JudgeContext",
+    "Predictor",
+    "RenderedPrompt",
+    "ShuffledOptions",
+    "Work",
+    "answer_text",
+    "build_judge",
+    "completion_text",
+    "first_word",
+    "format_options",
+    "judge_by_rules",
+    "letters_from_option_text",
+    "match_text",
+    "mentions",
+    "normalize",
+    "option_scores",
+    "parse_letters",
+    "render_logprob_context",
+    "render_prompt",
+    "render_user_text",
+    "scoring_sample",
+    "shuffle_options",
+    "taught_rationale",
+    "training_messages",
+]

@@ -1,0 +1,101 @@
+"""Which datasets an evaluation runs: ``--dataset`` values or the configured list, filtered."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from pathlib import Path
+
+from tomflywheel.artifacts import LoadedDataset
+from tomflywheel.config import DatasetRef, Settings
+from tomflywheel.datasets import task_for_sample
+from tomflywheel.errors import ConfigError, DataError
+from tomflywheel.schema import read_samples
+
+logger = logging.getLogger(__name__)
+
+
+def resolve_dataset_ref(value: str, datasets_dir: Path) -> DatasetRef:
+    """A ``--dataset`` value: a path to a JSONL file, or a name under ``datasets_dir``.
+
+    Raises:
+        ConfigError: Neither exists.
+    """
+    path = Path(value)
+    if path.suffix == ".jsonl" and path.exists():
+        return DatasetRef(path=path)
+    named = datasets_dir / f"{value}.jsonl"
+    if named.exists():
+        return DatasetRef(path=named)
+    known = sorted(p.stem for p in datasets_dir.glob("*.jsonl")) if datasets_dir.is_dir() else []
+    raise ConfigError(
+        f"dataset {value!r} not found (no file {path} or {named}); "
+        f"known in {datasets_dir}: {', '.join(known) or 'none'}"
+    )
+
+
+def load_dataset(
+    ref: DatasetRef,
+    *,
+    max_samples: int | None,
+    exclude_memory_reality: bool,
+    judge_override: str | None,
+) -> LoadedDataset:
+    """Read a dataset file, resolve its task spec, and apply the sample filters.
+
+    Raises:
+        DataError: A malformed record (file:line:field) or an empty file.
+        ConfigError: Unknown dataset type and no task declared in its samples.
+    """
+    if not ref.path.exists():
+        raise ConfigError(f"{ref.path}: dataset file not found")
+    samples = list(read_samples(ref.path))
+    if not samples:
+        raise DataError(ref.path, None, None, "no samples")
+    task = task_for_sample(samples[0])
+    if exclude_memory_reality and task.excludable_question_types:
+        dropped = set(task.excludable_question_types)
+        samples = [s for s in samples if s.meta.get("question_type") not in dropped]
+    limit = ref.max_samples or max_samples
+    if limit is not None:
+        samples = samples[:limit]
+    seen: set[str] = set()
+    for sample in samples:
+        if sample.id in seen:
+            raise DataError(ref.path, None, "id", f"duplicate sample id {sample.id!r}")
+        seen.add(sample.id)
+    return LoadedDataset(
+        ref=ref, task=task, judge=judge_override or ref.judge or task.judge, samples=samples
+    )
+
+
+def select_datasets(settings: Settings, names: Sequence[str] | None) -> list[LoadedDataset]:
+    """The datasets to run: ``names`` (paths or names) or the configured list, filtered.
+
+    Raises:
+        ConfigError: None given, or one not found.
+    """
+    evaluation = settings.eval
+    refs = (
+        [resolve_dataset_ref(name, evaluation.datasets_dir) for name in names]
+        if names
+        else list(evaluation.datasets)
+    )
+    missing = [ref for ref in refs if ref.optional and not ref.path.exists()]
+    for ref in missing:
+        logger.warning("optional dataset %s is not there: skipped", ref.path)
+    refs = [ref for ref in refs if ref not in missing]
+    if not refs:
+        raise ConfigError("no datasets: list them under eval.datasets or pass --dataset")
+    labels = [ref.label for ref in refs]
+    if len(set(labels)) != len(labels):
+        raise ConfigError(f"two datasets share a name: {labels}; give each a distinct `name`")
+    return [
+        load_dataset(
+            ref,
+            max_samples=evaluation.max_samples,
+            exclude_memory_reality=evaluation.exclude_memory_reality,
+            judge_override=evaluation.judges.get(ref.label),
+        )
+        for ref in refs
+    ]

@@ -1,0 +1,111 @@
+"""The package's layering, written once as data, checked on every import of every module.
+
+A module may import its own package and packages of lower layers only: stages never import
+each other (they talk through artifacts), the toolkits below them never import a stage, and
+so no import circle between packages can form. ``docs/architecture.md`` draws the same table.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "src" / "tomflywheel"
+
+LAYERS: tuple[frozenset[str], ...] = (
+    frozenset({"errors", "_rng"}),
+    frozenset({"_io", "_registry", "progress", "stats"}),
+    frozenset({"schema", "config"}),
+    frozenset({"llm", "world"}),
+    frozenset({"datasets"}),
+    frozenset({"asking", "artifacts"}),
+    frozenset({"evaluation", "feedback", "filter", "train", "report"}),
+    frozenset({"flywheel"}),
+    frozenset({"cli"}),
+    frozenset({"__main__"}),
+)
+"""Lowest first: a package may import packages of strictly lower layers (and itself)."""
+
+HEAVY_OPTIONAL = frozenset(
+    {"torch", "transformers", "peft", "trl", "accelerate", "datasets", "vllm", "ray", "gguf"}
+)
+"""Third-party packages imported where a run needs them (slow to import, or an extra)."""
+
+
+def layer_of(name: str) -> int:
+    for index, members in enumerate(LAYERS):
+        if name in members:
+            return index
+    raise AssertionError(f"package {name!r} is in no layer: add it to LAYERS")
+
+
+def _modules() -> list[Path]:
+    return sorted(p for p in PACKAGE.rglob("*.py") if "__pycache__" not in p.parts)
+
+
+def _top(path: Path) -> str:
+    return path.relative_to(PACKAGE).parts[0].removesuffix(".py")
+
+
+def _imported(node: ast.AST) -> list[str]:
+    if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+        return [node.module]
+    if isinstance(node, ast.Import):
+        return [alias.name for alias in node.names]
+    return []
+
+
+def test_every_top_level_module_and_package_has_a_layer():
+    for path in _modules():
+        if path.parent == PACKAGE and path.name == "__init__.py":
+            continue
+        layer_of(_top(path))
+
+
+@pytest.mark.parametrize("path", _modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_imports_point_down_the_layers(path: Path):
+    if path.parent == PACKAGE and path.name == "__init__.py":
+        return
+    own = _top(path)
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for module in _imported(node):
+            parts = module.split(".")
+            if parts[0] != "tomflywheel" or len(parts) == 1 or parts[1] == own:
+                continue
+            assert layer_of(parts[1]) < layer_of(own), (
+                f"{path.relative_to(PACKAGE)}:{node.lineno}: {own} (layer {layer_of(own)}) "
+                f"imports {module} (layer {layer_of(parts[1])})"
+            )
+
+
+def _has_reason(lines: list[str], lineno: int) -> bool:
+    """A comment on the import's line or the line above says why it is deferred."""
+    here = lines[lineno - 1]
+    above = lines[lineno - 2].strip() if lineno > 1 else ""
+    return "#" in here or above.startswith("#")
+
+
+@pytest.mark.parametrize("path", _modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_imports_inside_functions_say_why(path: Path):
+    text = path.read_text(encoding="utf-8")
+    lines = text.splitlines()
+    for function in ast.walk(ast.parse(text)):
+        if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        for node in ast.walk(function):
+            for module in _imported(node):
+                if module.split(".")[0] in HEAVY_OPTIONAL:
+                    continue
+                assert _has_reason(lines, node.lineno), (
+                    f"{path.relative_to(PACKAGE)}:{node.lineno}: import of {module} inside a "
+                    "function without a comment saying why"
+                )
+
+
+def test_the_layering_rejects_an_upward_import():
+    # The check itself must be able to fail: a stage importing another stage is refused.
+    assert not layer_of("evaluation") < layer_of("feedback")
+    assert not layer_of("report") < layer_of("evaluation")
+    assert layer_of("artifacts") < layer_of("report")
