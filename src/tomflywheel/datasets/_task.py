@@ -13,6 +13,7 @@ PromptKind = Literal["open", "single_choice", "multi_choice", "completion", "mix
 """How samples are put to the model: open QA, lettered options (one or several), a sentence to
 complete (Kosinski-style), or mixed (each sample's own kind decides: FANToM)."""
 
+
 @dataclass(frozen=True, slots=True)
 class TaskSpec:
     """One evaluation dataset's declaration in the task registry."""
