@@ -18,7 +18,7 @@ from tomflywheel.feedback._diagnose import plan_diagnoses, read_diagnoses, run_d
 from tomflywheel.feedback._naturalize import naturalize
 from tomflywheel.llm import ContentClient, StructureClient
 from tomflywheel.schema import Diagnosis, ErrorCategory
-from tomflywheel.world import verify_sample
+from tomflywheel.world.samples import verify_sample
 
 pytestmark = pytest.mark.vllm
 

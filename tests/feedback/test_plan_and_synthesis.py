@@ -9,7 +9,7 @@ from tomflywheel.datasets import task_for_sample
 from tomflywheel.feedback import build_plan, export_chat_jsonl, export_sharegpt, synthesize
 from tomflywheel.schema import Diagnosis
 from tomflywheel.schema import ErrorCategory as C
-from tomflywheel.world import verify_sample
+from tomflywheel.world.samples import verify_sample
 
 
 def _diagnoses() -> list[Diagnosis]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from tomflywheel.world import (
+from tomflywheel.world.model import (
     CONTENTS,
     Claim,
     Distract,

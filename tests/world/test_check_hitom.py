@@ -2,7 +2,8 @@
 
 import pytest
 
-from tomflywheel.world import check_benchmark
+from tomflywheel.datasets import load_benchmark
+from tomflywheel.world.checks import check_samples
 
 # sample_id -> what the cause must say (the full list of residual mismatches).
 RESIDUALS = {
@@ -27,8 +28,13 @@ RESIDUALS = {
 
 
 @pytest.fixture(scope="module")
-def report(benchmarks):
-    return check_benchmark("hitom", benchmarks / "hitom")
+def samples(benchmarks):
+    return load_benchmark("hitom", benchmarks / "hitom")
+
+
+@pytest.fixture(scope="module")
+def report(samples):
+    return check_samples("hitom", samples)
 
 
 def test_hitom_profile_reproduces_97_percent(report):
@@ -55,8 +61,8 @@ def test_every_residual_mismatch_is_listed_with_its_cause(report):
         assert RESIDUALS[mismatch.story_id] in mismatch.cause, mismatch
 
 
-def test_the_principled_default_misses_hitoms_claim_conventions(benchmarks):
-    report = check_benchmark("hitom", benchmarks / "hitom", profile="default", verify_both=False)
+def test_the_principled_default_misses_hitoms_claim_conventions(samples):
+    report = check_samples("hitom", samples, profile="default", verify_both=False)
     assert report.agree == 562
     deception = {row.qtype: row.agree for row in report.rows if row.qtype.endswith("_deception")}
     assert deception["order_2_deception"] == 40

@@ -4,7 +4,9 @@ from collections import Counter
 
 import pytest
 
-from tomflywheel.world import check_benchmark
+from tomflywheel.datasets import load_all_splits
+from tomflywheel.errors import DataError
+from tomflywheel.world.checks import check_samples
 
 EXPECTED_TOMI = {
     "first_order_0_no_tom": 2997,
@@ -24,8 +26,13 @@ def folder(benchmarks):
     return benchmarks / "tomi" / "tomi_balanced_story_types"
 
 
-def test_tomi_profile_reproduces_every_gold_of_all_three_splits(folder):
-    report = check_benchmark("tomi", folder)
+@pytest.fixture(scope="module")
+def samples(folder):
+    return load_all_splits("tomi", folder)
+
+
+def test_tomi_profile_reproduces_every_gold_of_all_three_splits(samples):
+    report = check_samples("tomi", samples)
     assert report.profile == "tomi"
     assert {row.qtype: (row.agree, row.total) for row in report.rows} == {
         qtype: (count, count) for qtype, count in EXPECTED_TOMI.items()
@@ -35,8 +42,8 @@ def test_tomi_profile_reproduces_every_gold_of_all_three_splits(folder):
     assert report.verifier_disagreements == ()
 
 
-def test_the_principled_default_differs_only_on_second_order_no_tom_by_two_conventions(folder):
-    report = check_benchmark("tomi", folder, profile="default", verify_both=False)
+def test_the_principled_default_differs_only_on_second_order_no_tom_by_two_conventions(samples):
+    report = check_samples("tomi", samples, profile="default", verify_both=False)
     assert report.agree == 16514
     rows = {row.qtype: (row.agree, row.total) for row in report.rows}
     assert rows["second_order_0_no_tom"] == (1489, 2223)
@@ -48,15 +55,19 @@ def test_the_principled_default_differs_only_on_second_order_no_tom_by_two_conve
 
 
 def test_a_single_split_file_checks_on_its_own(folder):
-    report = check_benchmark("tomi", folder / "fb_all_test.txt", verify_both=False)
+    samples = load_all_splits("tomi", folder / "fb_all_test.txt")
+    report = check_samples("tomi", samples, verify_both=False)
     assert report.total == 5994
     assert report.agree == 5994
 
 
-def test_without_trace_files_the_question_types_are_derived_the_same_way(folder, tmp_path):
-    from tomflywheel.world import load_tomi
-
+def test_without_its_trace_file_a_split_is_a_data_error_naming_the_trace(folder, tmp_path):
+    # The importer reads question types from the trace, so the check needs it too.
     copy = tmp_path / "fb_all_val.txt"
     copy.write_bytes((folder / "fb_all_val.txt").read_bytes())
-    with_trace = [item.qtype for item in load_tomi(folder / "fb_all_val.txt")]
-    assert [item.qtype for item in load_tomi(copy)] == with_trace
+    with pytest.raises(DataError) as error:
+        load_all_splits("tomi", copy)
+    assert (
+        str(error.value)
+        == f"{copy.with_suffix('.trace')}: trace file not found (needed for question types)"
+    )

@@ -6,9 +6,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from tests.world.strategies import OBJECTS, chains, stories
-from tomflywheel.world import (
-    PROFILES,
-    Answerer,
+from tomflywheel.world.model import (
     Claim,
     DropMove,
     Enter,
@@ -21,8 +19,11 @@ from tomflywheel.world import (
     SetMotive,
     Story,
     describe_edit,
+    edit_from_dict,
+    edit_to_dict,
 )
-from tomflywheel.world._edits import edit_from_dict, edit_to_dict
+from tomflywheel.world.physics import PROFILES
+from tomflywheel.world.verifiers import Answerer
 
 
 def _story():

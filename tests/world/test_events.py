@@ -2,7 +2,7 @@ import json
 
 import pytest
 
-from tomflywheel.world import (
+from tomflywheel.world.model import (
     Claim,
     Enter,
     Exit,

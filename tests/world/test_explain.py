@@ -1,14 +1,9 @@
-from tomflywheel.world import (
-    Enter,
-    Exit,
-    Move,
-    Noise,
-    Place,
-    QuestionSpec,
-    Story,
+from tomflywheel.world.model import Enter, Exit, Move, Noise, Place, QuestionSpec, Story
+from tomflywheel.world.samples import (
     answer_explanations,
     classify_answer,
     explain_answers,
+    make_trace,
     rationale,
 )
 
@@ -66,8 +61,6 @@ def test_wrong_answers_are_classified():
 
 
 def test_a_rationale_says_who_saw_what_and_why_the_answer_follows():
-    from tomflywheel.world import make_trace
-
     spec = QuestionSpec("belief", "ball", chain=("Anne", "Sally"))
     trace = make_trace(
         generator="test",

@@ -10,7 +10,10 @@ from hypothesis import strategies as st
 
 from tomflywheel._io import to_json_line
 from tomflywheel.errors import ConfigError
-from tomflywheel.world import GENERATORS, Answerer, generate, read_trace, verify_sample
+from tomflywheel.world.generators import GENERATORS, generate
+from tomflywheel.world.language import parse_story
+from tomflywheel.world.samples import grammar_of, read_trace, verify_sample
+from tomflywheel.world.verifiers import Answerer
 
 SMALL = {"tomi": 6, "hitom": 4, "kosinski": 2, "tgtom": 3}
 
@@ -140,8 +143,6 @@ def test_kosinski_can_be_asked_for_chosen_variants_only():
 
 @pytest.mark.parametrize("kind", GENERATORS.names())
 def test_every_sample_story_parses_back_to_its_trace_events(kind):
-    from tomflywheel.world import grammar_of, parse_story
-
     for sample in generate(kind, n=SMALL[kind], seed=8, controls=True, diversity=0.5):
         story, _, _ = read_trace(sample.meta["trace"])
         parsed = parse_story(sample.story, grammar_of(sample.meta) or "tgtom")

@@ -5,18 +5,8 @@ from hypothesis import HealthCheck, given, settings
 
 from tests.world.strategies import stories
 from tomflywheel.errors import DataError
-from tomflywheel.world import (
-    Claim,
-    Enter,
-    Exit,
-    Move,
-    Noise,
-    Place,
-    Stay,
-    parse_question,
-    parse_story,
-    render_story,
-)
+from tomflywheel.world.language import parse_question, parse_story, render_story
+from tomflywheel.world.model import Claim, Enter, Exit, Move, Noise, Place, Stay
 
 TOMI = """1 Aria entered the front_yard.
 2 Aiden entered the front_yard.

@@ -1,7 +1,9 @@
 import json
 
 from tomflywheel.schema import Answer, Sample
-from tomflywheel.world import derive_answer, generate, sample_spec
+from tomflywheel.world.generators import generate
+from tomflywheel.world.samples import sample_spec
+from tomflywheel.world.verifiers import derive_answer
 
 
 def test_an_engine_sample_is_read_from_its_trace():

@@ -1,7 +1,7 @@
 import pytest
 from pydantic import ValidationError
 
-from tomflywheel.world import (
+from tomflywheel.world.model import (
     CONTENTS,
     Claim,
     Enter,
@@ -13,8 +13,8 @@ from tomflywheel.world import (
     SetState,
     Story,
     StoryRecord,
-    derive_answer,
 )
+from tomflywheel.world.verifiers import derive_answer
 
 
 def test_an_llm_reply_converts_to_engine_events_and_answers():

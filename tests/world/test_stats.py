@@ -1,5 +1,6 @@
 from tomflywheel.schema import Answer, Sample
-from tomflywheel.world import dataset_stats, generate
+from tomflywheel.world.generators import generate
+from tomflywheel.world.samples import dataset_stats
 
 
 def test_stats_of_generated_samples_count_stories_events_and_targeting():

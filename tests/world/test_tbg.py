@@ -4,11 +4,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.world.strategies import CONTAINERS, OBJECTS, chains, stories
-from tomflywheel.world import (
+from tomflywheel.world.model import (
     CONTENTS,
     LOCATION,
-    PROFILES,
-    BeliefEdge,
     Claim,
     Enter,
     Exit,
@@ -16,10 +14,9 @@ from tomflywheel.world import (
     Place,
     QuestionSpec,
     Story,
-    answer_many,
-    build_graph,
-    track,
 )
+from tomflywheel.world.physics import PROFILES
+from tomflywheel.world.verifiers import BeliefEdge, answer_many, build_graph, track
 
 
 def _story():

@@ -1,17 +1,13 @@
 import pytest
 
-from tomflywheel.world import (
-    GraphPrediction,
-    average_scores,
-    gold_graph,
-    load_tgtom,
-    score_tbg,
-)
+from tomflywheel.datasets import load_benchmark
+from tomflywheel.world.checks import tgtom_items
+from tomflywheel.world.verifiers import GraphPrediction, average_scores, gold_graph, score_tbg
 
 
 @pytest.fixture(scope="module")
 def gold(benchmarks):
-    story = next(iter(load_tgtom(benchmarks / "tgtom"))).story
+    story = next(tgtom_items(load_benchmark("tgtom", benchmarks / "tgtom"))).story
     return gold_graph(story)
 
 

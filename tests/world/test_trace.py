@@ -1,6 +1,7 @@
 import json
 
-from tomflywheel.world import generate, make_trace, read_trace, verify_sample, verify_trace
+from tomflywheel.world.generators import generate
+from tomflywheel.world.samples import make_trace, read_trace, verify_sample, verify_trace
 
 
 def _sample(kind="tomi", index=4):

@@ -1,6 +1,6 @@
 """Belief tracking under the principled default and the benchmark profiles (small stories)."""
 
-from tomflywheel.world import (
+from tomflywheel.world.model import (
     CONTENTS,
     Claim,
     Distract,
@@ -13,8 +13,8 @@ from tomflywheel.world import (
     SetState,
     Story,
     Witness,
-    track,
 )
+from tomflywheel.world.verifiers import track
 
 APPLE = ("apple", "location")
 

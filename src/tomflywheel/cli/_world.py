@@ -10,7 +10,8 @@ from rich.markup import escape
 from rich.table import Table
 
 from tomflywheel.cli._common import out
-from tomflywheel.world import PROFILES, Benchmark, CheckReport, check_benchmark
+from tomflywheel.datasets import load_all_splits
+from tomflywheel.world import PROFILES, Benchmark, CheckReport, check_samples
 
 world_app = typer.Typer(
     help="The symbolic ToM world engine: check benchmark golds against it.", no_args_is_help=True
@@ -67,8 +68,9 @@ def check_command(
     ] = 0,
     show: Annotated[int, typer.Option(min=0, help="List at most this many mismatches.")] = 50,
 ) -> None:
-    """Parse a benchmark's stories, re-derive every answer, and compare with its golds."""
-    report = check_benchmark(benchmark, path, profile=profile)
+    """Import a benchmark, re-derive every answer from its stories, and compare with its golds."""
+    samples = load_all_splits(benchmark, path)
+    report = check_samples(benchmark, samples, profile=profile)
     _render(report, show)
     failures = len(report.mismatches) + len(report.verifier_disagreements)
     if failures > max_mismatches:

@@ -1,9 +1,10 @@
 """Benchmark importers (from each benchmark's own files) and the task registry.
 
 Public API: ``import_dataset`` (import and write a dataset file), ``load_benchmark`` (import
-into memory), ``list_datasets`` / ``list_importers`` / ``importer_info`` (what each dataset and
-importer is and takes), ``load_mapping`` (check a generic-importer mapping), ``IMPORTERS`` and
-``TASKS`` (the registries), ``TaskSpec``, ``get_task`` and ``task_for_sample``.
+into memory; ``load_all_splits``: every split of a folder), ``list_datasets`` /
+``list_importers`` / ``importer_info`` (what each dataset and importer is and takes),
+``load_mapping`` (check a generic-importer mapping), ``IMPORTERS`` and ``TASKS`` (the
+registries), ``TaskSpec``, ``get_task`` and ``task_for_sample``.
 """
 
 # Built-in importers: each module registers its importer(s) and task spec(s) on import.
@@ -36,6 +37,7 @@ from tomflywheel.datasets._import import (
 )
 from tomflywheel.datasets._mapping import Mapping, load_mapping
 from tomflywheel.datasets._registry import IMPORTERS, Importer
+from tomflywheel.datasets._splits import load_all_splits
 from tomflywheel.datasets._task import (
     TASKS,
     PromptKind,
@@ -63,6 +65,7 @@ __all__ = [
     "importer_info",
     "list_datasets",
     "list_importers",
+    "load_all_splits",
     "load_benchmark",
     "load_mapping",
     "register_task",

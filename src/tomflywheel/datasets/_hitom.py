@@ -113,6 +113,7 @@ def import_hitom(source: Path, *, prompting: Literal["CoTP", "VP"] = "CoTP") -> 
         if record["prompting_type"] != prompting:
             continue
         answers = twins[(record["story"], record["question"], record["choices"])]
+        twin = "VP" if prompting == "CoTP" else "CoTP"
         yield make_sample(
             Loc(path, index, "record"),
             id=f"hitom-{prompting.lower()}-{record['sample_id']:04d}",
@@ -133,5 +134,7 @@ def import_hitom(source: Path, *, prompting: Literal["CoTP", "VP"] = "CoTP") -> 
                 "candidates": story_candidates(record["story"], record["options"]),
                 # Gold of both prompting styles agrees: the "clean" subset of the data notes.
                 "clean": len(set(answers.values())) == 1 and len(answers) == 2,
+                # The other style's gold, for explaining the world check's residuals.
+                "twin_gold": answers.get(twin),
             },
         )

@@ -144,6 +144,10 @@ def _meta(story_id: int, qtype: str, q: dict[str, Any], story: dict[str, Any]) -
         # Q3's text leaves implicit which of the actor's moves it asks about: keep the index.
         "target_occurrence": q.get("target_occurrence", q.get("perturbed_occurrence")),
         "gold": q["answer"],
+        "agents": story["agents"],
+        # The question's own fields (chain, perturbation, ...): the world check builds its
+        # spec from them.
+        "tgtom_fields": {k: v for k, v in q.items() if k not in ("question", "answer", "_at")},
     }
 
 
@@ -157,6 +161,8 @@ def import_tgtom(source: Path) -> Iterator[Sample]:
             ``common_knowledge*.jsonl``.
     """
     folder = Path(source)
+    if not folder.exists():
+        raise DataError(folder, None, None, "no such file or folder")
     if not folder.is_dir():
         raise DataError(folder, None, None, "expected the folder of the five TGToM files")
     tables = {role: _read(folder, role) for role in FILES}

@@ -32,6 +32,7 @@ QUESTION_TYPES = (
     ),
 )
 STORY_TYPES = ("true_belief", "false_belief", "second_order_false_belief")
+SPLITS = ("train", "val", "test")
 _LINE = re.compile(r"^(\d+) (.*)$")
 _CONTAINER = re.compile(r"^(?:The \w+ is in|\w+ moved the \w+ to) the (\w+)\.?$")
 
@@ -125,12 +126,33 @@ def _candidates(story: list[str], answer: str) -> list[str] | None:
     return unique if answer in unique and len(unique) >= 2 else None
 
 
-def _split_files(source: Path, split: str) -> tuple[Path, str]:
+def _split_names(split: str) -> list[str]:
+    """The paths a folder may hold a split at (release or generator naming, or the zip's folder)."""
     names = [f"fb_all_{split}.txt", f"{split}.txt"]
-    candidates = [*names, *(f"tomi_balanced_story_types/{name}" for name in names)]
-    txt = find_source(source, candidates, what=f"ToMi {split} split")
+    return [*names, *(f"tomi_balanced_story_types/{name}" for name in names)]
+
+
+def _split_files(source: Path, split: str) -> tuple[Path, str]:
+    txt = find_source(source, _split_names(split), what=f"ToMi {split} split")
     named = re.fullmatch(r"(?:fb_all_)?(train|val|test)", txt.stem)
     return txt, named.group(1) if named and source.is_file() else split
+
+
+def tomi_splits(source: Path) -> list[str]:
+    """The splits a ToMi folder holds, in name order (``test``, ``train``, ``val``).
+
+    Raises:
+        DataError: ``source`` is not a folder, or holds no split file.
+    """
+    folder = Path(source)
+    if not folder.is_dir():
+        raise DataError(folder, None, None, "not a folder")
+    splits = sorted(SPLITS)
+    found = [s for s in splits if any((folder / name).is_file() for name in _split_names(s))]
+    if not found:
+        looked = ", ".join(name for s in splits for name in _split_names(s)[:2])
+        raise DataError(folder, None, None, f"no ToMi split here (looked for {looked})")
+    return found
 
 
 @IMPORTERS.register("tomi")

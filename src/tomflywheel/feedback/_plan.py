@@ -1,9 +1,10 @@
 """The synthesis plan: which generators, with which parameters, how many samples per weakness.
 
-A weakness is a (dataset, question type, order, error category) cell of the error profile. Each
-gets a generator close to the failing data (ToMi-style for ToMi, Hi-ToM-style for Hi-ToM, ...;
-stories the engine cannot parse map to the skill their error category names) with parameters
-aimed at the error (false-belief stories for reality bias, neighbouring orders for order
+A weakness is a (dataset, question type, order, error category) cell of the error profile. The
+plan only allocates the budget; the world's generator registry says which generator serves the
+failing task (ToMi-style for ToMi, Hi-ToM-style for Hi-ToM, ...; stories the engine cannot
+parse map to the skill their error category names) and with which parameters each generator
+aims at the error (false-belief stories for reality bias, neighbouring orders for order
 confusion, more agents for perspective confusion, more distractors for distractor errors, claims
 for trust errors). Matched controls are always on unless disabled: every false-belief story
 comes with its true-belief twin, Kosinski tasks with their control variants, so the new data
@@ -14,7 +15,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -24,8 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from tomflywheel._rng import stable_seed
 from tomflywheel.config import FeedbackSettings
 from tomflywheel.schema import Diagnosis, ErrorCategory
-
-C = ErrorCategory
+from tomflywheel.world import generator_for
 
 
 class PlanItem(BaseModel):
@@ -63,85 +62,6 @@ class SynthesisPlan(BaseModel):
     budget: int
     controls: bool
     items: list[PlanItem]
-
-
-def generator_for(task: str, category: ErrorCategory) -> str:
-    """The generator closest to a failing dataset, or to the skill an error category names."""
-    for prefix, generator in (
-        ("tomi", "tomi"),
-        ("hitom", "hitom"),
-        ("kosinski", "kosinski"),
-        ("adv_csfb", "kosinski"),
-        ("tgtom", "tgtom"),
-    ):
-        if task.startswith(prefix):
-            return generator
-    if category in (C.ORDER_CONFUSION, C.PERSPECTIVE_CONFUSION, C.KNOWLEDGE_ACCESS):
-        return "hitom"
-    if category is C.INTENT_OR_EMOTION:
-        return "tgtom"
-    return "tomi"
-
-
-def _asked_order(question_type: str | None, order: int | None) -> int | None:
-    if order is not None:
-        return order
-    if question_type is None:
-        return None
-    if question_type in ("memory", "reality"):
-        return 0
-    match = re.match(r"(first|second|third|fourth)_order", question_type)
-    return ("first", "second", "third", "fourth").index(match.group(1)) + 1 if match else None
-
-
-def generator_params(
-    generator: str, category: ErrorCategory, question_type: str | None, order: int | None
-) -> tuple[dict[str, Any], str]:
-    """Parameters aimed at one weakness, and why."""
-    k = _asked_order(question_type, order)
-    if generator == "tomi":
-        orders = (min(k, 2),) if k is not None else (1, 2)
-        params: dict[str, Any] = {"orders": orders}
-        why = f"ToMi-style questions of order {orders}"
-        if category is C.REALITY_BIAS:
-            params["story_types"] = ("false_belief", "second_order_false_belief")
-            why += " on false-belief stories"
-        elif category is C.STALE_MEMORY:
-            params["orders"] = tuple(sorted({0, *orders}))
-            why += " with memory and reality questions beside them"
-        elif category is C.ORDER_CONFUSION:
-            params["orders"] = (1, 2)
-            why = "first- and second-order questions on the same stories"
-        elif category is C.DISTRACTOR:
-            params["max_distractors"] = 6
-            why += " with up to 6 distractors"
-        return params, why
-    if generator == "hitom":
-        base = k if k is not None else 2
-        params = {"orders": (min(base, 4),)}
-        why = f"Hi-ToM-style order-{min(base, 4)} questions"
-        if category is C.ORDER_CONFUSION:
-            params["orders"] = tuple(sorted({max(0, base - 1), min(base, 4), min(base + 1, 4)}))
-            why = f"Hi-ToM-style questions of neighbouring orders {params['orders']}"
-        elif category is C.PERSPECTIVE_CONFUSION:
-            params["n_agents"] = 7
-            why += " with 7 agents"
-        elif category is C.KNOWLEDGE_ACCESS:
-            params["deception"] = True
-            why += " with claims and private tells"
-        elif category is C.DISTRACTOR:
-            params["max_distractors"] = 5
-            why += " with up to 5 distractors per chapter"
-        return params, why
-    if generator == "tgtom":
-        from tomflywheel.world import TGTOM_QUESTION_TYPES
-
-        if question_type in TGTOM_QUESTION_TYPES:
-            return {"question_types": (question_type,)}, f"tgtom-style {question_type} questions"
-        if category is C.INTENT_OR_EMOTION:
-            return {"question_types": ("Q3", "Q7")}, "tgtom-style intent questions"
-        return {}, "tgtom-style stories with all 12 question types"
-    return {}, "Kosinski-style unexpected contents and transfer tasks"
 
 
 def _allocate(weights: Sequence[int], budget: int, minimum: int) -> list[int]:
@@ -208,9 +128,7 @@ def build_plan(
         category = ErrorCategory(category_name)
         task = tasks.get(dataset, dataset)
         generator = generator_for(task, category)
-        params, why = generator_params(
-            generator, category, question_type or None, int(order) if order else None
-        )
+        params, why = generator.aim(category, question_type or None, int(order) if order else None)
         params = {**params, "controls": settings.controls, "diversity": settings.diversity}
         members = cells[key]
         ids = [
@@ -232,7 +150,7 @@ def build_plan(
                 category=category,
                 n_diagnoses=len(members),
                 count=count,
-                generator=generator,
+                generator=generator.name,
                 params=params,
                 seed=stable_seed("synthesis", f"{settings.seed}:{weakness}") % 2**31,
                 bad_case_ids=ids[:50],

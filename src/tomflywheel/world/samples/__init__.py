@@ -1,0 +1,43 @@
+"""Normalized samples as the engine sees them: traces, re-verification, explanations.
+
+``meta.trace`` (made and read back), a sample's story and spec, step-by-step rationales, what
+each plausible answer corresponds to, and dataset statistics.
+
+May import: ``model``, ``physics``, ``verifiers``, ``language``.
+"""
+
+from tomflywheel.world.samples._explain import (
+    AnswerClass,
+    Reason,
+    answer_explanations,
+    classify_answer,
+    explain_answers,
+)
+from tomflywheel.world.samples._rationale import rationale
+from tomflywheel.world.samples._sample_spec import grammar_of, sample_spec
+from tomflywheel.world.samples._stats import DatasetStats, dataset_stats
+from tomflywheel.world.samples._trace import (
+    Verification,
+    make_trace,
+    read_trace,
+    verify_sample,
+    verify_trace,
+)
+
+__all__ = [
+    "AnswerClass",
+    "DatasetStats",
+    "Reason",
+    "Verification",
+    "answer_explanations",
+    "classify_answer",
+    "dataset_stats",
+    "explain_answers",
+    "grammar_of",
+    "make_trace",
+    "rationale",
+    "read_trace",
+    "sample_spec",
+    "verify_sample",
+    "verify_trace",
+]
