@@ -2,8 +2,9 @@
 
 Prompts and templates, the seeded option shuffle, the :class:`Predictor` (one request: generate
 or score options), answer normalisation and matching, and the judging methods
-(:mod:`tomflywheel.asking.judge`). Below the stages: it may import ``llm``, ``datasets``
-(task specs), ``config``, ``schema`` and the base modules, never a stage.
+(:mod:`tomflywheel.asking.judge`), and the ``TaskSpec`` a dataset declares (how its samples are
+asked and judged). Below ``datasets`` and the stages: it may import ``llm``, ``config``,
+``schema`` and the base modules.
 """
 
 from tomflywheel.asking._letters import letters_from_option_text, parse_letters
@@ -20,6 +21,7 @@ from tomflywheel.asking._prompts import (
     training_messages,
 )
 from tomflywheel.asking._shuffle import LETTERS, ShuffledOptions, format_options, shuffle_options
+from tomflywheel.asking._task import PromptKind, TaskSpec
 from tomflywheel.asking.judge import (
     JUDGES,
     Judge,
@@ -36,8 +38,10 @@ __all__ = [
     "Judge",
     "JudgeContext",
     "Predictor",
+    "PromptKind",
     "RenderedPrompt",
     "ShuffledOptions",
+    "TaskSpec",
     "Work",
     "answer_text",
     "build_judge",

@@ -8,8 +8,8 @@ from tomflywheel._rng import stable_seed
 from tomflywheel.asking._match import normalize
 from tomflywheel.asking._prompts import render_logprob_context, render_prompt
 from tomflywheel.asking._shuffle import ShuffledOptions, shuffle_options
+from tomflywheel.asking._task import TaskSpec
 from tomflywheel.config import EvalSettings
-from tomflywheel.datasets import TaskSpec
 from tomflywheel.errors import LLMRequestError
 from tomflywheel.llm import ContentClient, score_continuations
 from tomflywheel.schema import Answer, Prediction, QAKind, Sample

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tomflywheel.asking._shuffle import ShuffledOptions, format_options, shuffle_options
+from tomflywheel.asking._task import TaskSpec
 from tomflywheel.config import EvalSettings
-from tomflywheel.datasets import TaskSpec
 from tomflywheel.schema import QAKind, Sample
 
 

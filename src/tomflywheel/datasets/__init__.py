@@ -8,6 +8,7 @@ registries), ``TaskSpec``, ``get_task`` and ``task_for_sample``.
 """
 
 # Built-in importers: each module registers its importer(s) and task spec(s) on import.
+from tomflywheel.asking import PromptKind, TaskSpec
 from tomflywheel.datasets import (  # noqa: F401
     _adv_csfb,
     _bigtom,
@@ -38,14 +39,7 @@ from tomflywheel.datasets._import import (
 from tomflywheel.datasets._mapping import Mapping, load_mapping
 from tomflywheel.datasets._registry import IMPORTERS, Importer
 from tomflywheel.datasets._splits import load_all_splits
-from tomflywheel.datasets._task import (
-    TASKS,
-    PromptKind,
-    TaskSpec,
-    get_task,
-    register_task,
-    task_for_sample,
-)
+from tomflywheel.datasets._task import TASKS, get_task, register_task, task_for_sample
 
 __all__ = [
     "DEFAULT_DATASETS_DIR",

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from tomflywheel._io import iter_jsonl
+from tomflywheel.asking import TaskSpec
 from tomflywheel.datasets._common import (
     Loc,
     choice,
@@ -25,7 +26,7 @@ from tomflywheel.datasets._common import (
     text,
 )
 from tomflywheel.datasets._registry import IMPORTERS
-from tomflywheel.datasets._task import TaskSpec, register_task
+from tomflywheel.datasets._task import register_task
 from tomflywheel.errors import DataError
 from tomflywheel.schema import Sample
 

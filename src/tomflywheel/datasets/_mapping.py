@@ -28,12 +28,21 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+from pydantic_core import PydanticCustomError
 
 from tomflywheel._io import iter_jsonl, validation_error_field
+from tomflywheel.asking import JUDGES, PromptKind
 from tomflywheel.datasets._common import Loc, make_sample, read_csv_dicts, read_json
 from tomflywheel.datasets._registry import IMPORTERS
-from tomflywheel.datasets._task import TASKS, PromptKind
+from tomflywheel.datasets._task import TASKS
 from tomflywheel.errors import ConfigError, DataError
 from tomflywheel.schema import Sample
 
@@ -85,7 +94,7 @@ class TaskDecl(_Strict):
     prompt_kind: PromptKind | None = None
     """Default: ``open`` without answer options, else ``mixed`` (each sample's own kind)."""
     judge: str = "rules"
-    """Default judging method."""
+    """Default judging method (a registered one: ``tomflywheel.asking.JUDGES``)."""
     groupings: list[list[str]] = Field(default_factory=list)
     """Metric groups, each a list of ``meta`` fields."""
     all_correct_by: str | None = None
@@ -96,6 +105,17 @@ class TaskDecl(_Strict):
     """Extra fields reported by value."""
     instructions: str = ""
     """A task note for the prompt."""
+
+    @field_validator("judge")
+    @classmethod
+    def _registered_judge(cls, name: str) -> str:
+        if name not in JUDGES:
+            raise PydanticCustomError(
+                "unknown_judge",
+                "Input should be a registered judge method ({known})",
+                {"known": ", ".join(JUDGES.names())},
+            )
+        return name
 
 
 class Mapping(_Strict):

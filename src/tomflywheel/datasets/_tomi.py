@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal
 
+from tomflywheel.asking import TaskSpec
 from tomflywheel.datasets._common import (
     Loc,
     choice,
@@ -17,7 +18,7 @@ from tomflywheel.datasets._common import (
     with_space_form,
 )
 from tomflywheel.datasets._registry import IMPORTERS
-from tomflywheel.datasets._task import TaskSpec, register_task
+from tomflywheel.datasets._task import register_task
 from tomflywheel.errors import DataError
 from tomflywheel.schema import Sample
 

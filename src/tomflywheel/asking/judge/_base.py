@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from tomflywheel._registry import Registry
+from tomflywheel.asking._task import TaskSpec
 from tomflywheel.config import EvalSettings, JudgeSettings
-from tomflywheel.datasets import TaskSpec
 from tomflywheel.llm import StructureClient
 from tomflywheel.schema import Judgment, MethodRef, Prediction, Sample, Verdict
 

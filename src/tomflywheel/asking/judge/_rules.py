@@ -7,9 +7,9 @@ from typing import Any
 
 from tomflywheel.asking._letters import letters_from_option_text, parse_letters
 from tomflywheel.asking._match import match_text, mentions
+from tomflywheel.asking._task import TaskSpec
 from tomflywheel.asking.judge._base import JudgeContext, error_judgment, judge
 from tomflywheel.config import EvalSettings
-from tomflywheel.datasets import TaskSpec
 from tomflywheel.schema import Judgment, MethodRef, Prediction, QAKind, Sample, Verdict
 
 
