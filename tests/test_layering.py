@@ -21,7 +21,7 @@ LAYERS: tuple[frozenset[str], ...] = (
     frozenset({"llm", "world"}),
     frozenset({"asking"}),
     frozenset({"datasets"}),
-    frozenset({"artifacts"}),
+    frozenset({"artifacts", "audit"}),
     frozenset({"evaluation", "feedback", "filter", "train", "report"}),
     frozenset({"flywheel"}),
     frozenset({"cli"}),

@@ -8,7 +8,14 @@ asked and judged). Below ``datasets`` and the stages: it may import ``llm``, ``c
 """
 
 from tomflywheel.asking._letters import letters_from_option_text, parse_letters
-from tomflywheel.asking._match import CASCADE, first_word, match_text, mentions, normalize
+from tomflywheel.asking._match import (
+    CASCADE,
+    first_word,
+    match_text,
+    mentions,
+    normalize,
+    normalize_tokens,
+)
 from tomflywheel.asking._predictor import Predictor, Work, scoring_sample
 from tomflywheel.asking._prompts import (
     RenderedPrompt,
@@ -53,6 +60,7 @@ __all__ = [
     "match_text",
     "mentions",
     "normalize",
+    "normalize_tokens",
     "option_scores",
     "parse_letters",
     "render_logprob_context",

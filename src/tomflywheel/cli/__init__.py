@@ -9,6 +9,7 @@ import typer
 from rich.markup import escape
 
 from tomflywheel import __version__
+from tomflywheel.cli._audit import audit_command
 from tomflywheel.cli._common import err, setup_logging
 from tomflywheel.cli._datasets import datasets_app
 from tomflywheel.cli._eval import eval_command, example_command
@@ -64,6 +65,7 @@ app.add_typer(datasets_app, name="datasets")
 app.add_typer(world_app, name="world")
 datasets_app.command("generate")(generate_command)
 datasets_app.command("stats")(stats_command)
+datasets_app.command("audit")(audit_command)
 
 
 def main() -> None:

@@ -19,7 +19,7 @@ from tomflywheel.evaluation import (
     sample_from_file,
     sample_from_text,
 )
-from tomflywheel.report import metrics_table, write_experiment_report
+from tomflywheel.report import metrics_table, shortcut_text, write_experiment_report
 
 
 def print_summary(summary: EvalSummary, *, report: bool) -> None:
@@ -29,6 +29,9 @@ def print_summary(summary: EvalSummary, *, report: bool) -> None:
         out.print(metrics_table(metrics, title=f"Experiment {summary.experiment.exp_id}"))
     for d in summary.datasets:
         parts = [f"{d.label}: {d.n_samples} samples, judge {d.judge}"]
+        shortcuts = shortcut_text((d.metrics or {}).get("shortcuts"))
+        if shortcuts:
+            parts.append(shortcuts)
         if "predict" in summary.stages:
             parts.append(f"predicted {d.predicted} ({d.prediction_skipped} already done)")
         if "judge" in summary.stages:

@@ -23,6 +23,7 @@ from tomflywheel.config._eval import (
     TemplateSettings,
 )
 from tomflywheel.config._filter import (
+    AuditSettings,
     ContaminationSettings,
     DedupSettings,
     FilterSettings,
@@ -61,6 +62,7 @@ __all__ = [
     "ENV_BASE_URL",
     "ENV_CACHE_DIR",
     "ENV_MODEL",
+    "AuditSettings",
     "ContaminationSettings",
     "DatasetRef",
     "DedupSettings",

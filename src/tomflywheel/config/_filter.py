@@ -109,6 +109,22 @@ class RepairSettings(_Strict):
     """Longest rewrite reply."""
 
 
+class AuditSettings(_Strict):
+    """The shortcut audit of the admitted set, which admission enforces."""
+
+    enforce: bool = True
+    """Keep every question family of the admitted set free of flagged shortcuts (balance it)."""
+    margin: float = Field(default=0.10, ge=0.0, le=1.0)
+    """How far above chance a heuristic (or the probe) may answer a family (0.10: 10 points)."""
+    min_items: int = Field(default=20, ge=1)
+    """Families with fewer items (per heuristic) are reported but never flagged."""
+    probe: bool = True
+    """Also fit the learned surface probe (held out)."""
+    complements: bool = True
+    """Balance by adding the engine's complements (the same story edited so the answer flips
+    side) before dropping samples."""
+
+
 class FilterSettings(_Strict):
     """The filter stage: checks, label verification, rubric, dedup, contamination, repair."""
 
@@ -126,6 +142,8 @@ class FilterSettings(_Strict):
     """Naturalized label verification."""
     repair: RepairSettings = Field(default_factory=RepairSettings)
     """Repair of repairable failures."""
+    audit: AuditSettings = Field(default_factory=AuditSettings)
+    """The shortcut audit admission enforces."""
     disabled_checks: list[str] = Field(default_factory=list)
     """Checks not to run (by registry name); a disabled check is recorded as skipped."""
 

@@ -24,6 +24,7 @@ from tomflywheel.artifacts import (
     save_selection,
 )
 from tomflywheel.asking import JudgeContext, Predictor, build_judge
+from tomflywheel.audit import audit_items, audit_predictions
 from tomflywheel.config import EvalSettings, LLMSettings, Settings
 from tomflywheel.errors import ConfigError
 from tomflywheel.evaluation._judging import (
@@ -229,14 +230,21 @@ async def _judge_all(
 def write_metrics(
     settings: EvalSettings, dataset: LoadedDataset, experiment: Experiment
 ) -> dict[str, Any]:
-    """Compute a dataset's metrics from its artifacts and write ``metrics.json`` (no request)."""
+    """Compute a dataset's metrics from its artifacts and write ``metrics.json`` (no request).
+
+    Beside accuracy, ``shortcuts`` says which non-ToM heuristic best explains the model's
+    answers and how often it names the real location on false-belief targets.
+    """
+    predictions = read_predictions(experiment.predictions(dataset.label))
+    judgments = read_judgments(experiment.judgments(dataset.label))
     metrics = compute_metrics(
         label=dataset.label,
         task=dataset.task,
         samples=dataset.samples,
-        predictions=read_predictions(experiment.predictions(dataset.label)),
-        judgments=read_judgments(experiment.judgments(dataset.label)),
+        predictions=predictions,
+        judgments=judgments,
         logprob=settings.logprob,
     )
+    metrics["shortcuts"] = audit_predictions(audit_items(dataset.samples), predictions, judgments)
     atomic_write_json(experiment.metrics(dataset.label), metrics)
     return metrics

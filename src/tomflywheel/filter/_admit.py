@@ -7,8 +7,12 @@ Layout under the training folder::
     verdicts/<name>.jsonl     every verdict (the log admission is replayed from)
     manifest.json             counts per check and reason, repairs, inputs, config, lineage
 
-A verdict is appended to the log first, then its sample to the admitted or rejected file; a run
-killed in between finishes that admission when the store is next opened.
+A verdict is appended to the log first. A rejection goes to the rejected file at once; an
+acceptance waits until every candidate of the run is decided, because admission balances the
+whole set (``_balance.py``): a sample the balance drops gets a second, superseding verdict
+(rejected, ``shortcut_balance``). The last verdict of a candidate is the one that counts. A run
+killed before admission finds its accepted candidates pending when the store is next opened,
+and admits (balances) them then.
 """
 
 from __future__ import annotations
@@ -16,10 +20,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from tomflywheel._io import JsonlAppender, read_jsonl
 from tomflywheel.errors import ConfigError
-from tomflywheel.schema import QualityDecision, QualityVerdict, Sample
+from tomflywheel.filter._balance import BalanceOutcome
+from tomflywheel.schema import CheckResult, CheckStatus, QualityDecision, QualityVerdict, Sample
 
 
 def admitted_sample(verdict: QualityVerdict, name: str) -> Sample:
@@ -47,6 +53,8 @@ class StoreState:
     """The admitted samples, in file order."""
     admitted_inputs: set[str] = field(default_factory=set)
     """Input hashes of the admitted samples (``meta.filter.input_hash``)."""
+    pending: list[QualityVerdict] = field(default_factory=list)
+    """Accepted verdicts not admitted yet (waiting for the balance), in log order."""
 
 
 def _check_name(name: str) -> str:
@@ -73,9 +81,10 @@ class TrainStore:
         self.rejected_path = self.train_dir / "rejected" / f"{name}.jsonl"
         self.verdicts_path = self.train_dir / "verdicts" / f"{name}.jsonl"
         self.manifest_path = self.train_dir / "manifest.json"
+        self.audit_path = self.train_dir / "audit" / f"{name}.jsonl"
         self._files: dict[Path, JsonlAppender] = {}
 
-    def _append(self, path: Path, record: QualityVerdict | Sample) -> None:
+    def _append(self, path: Path, record: QualityVerdict | Sample | dict[str, Any]) -> None:
         if path not in self._files:
             self._files[path] = JsonlAppender(path)
         self._files[path].append(record)
@@ -110,30 +119,75 @@ class TrainStore:
                 rejected.add((str(record.get("sample_id")), str(record.get("input_hash"))))
         inputs = {str(s.meta.get("filter", {}).get("input_hash")) for s in admitted}
         state = StoreState(decided=set(rejected), admitted=admitted, admitted_inputs=inputs)
-        missing = []
+        last: dict[tuple[str, str], QualityVerdict] = {}
         for verdict in self.verdicts():
-            key = (verdict.sample_id, verdict.input_hash)
+            last.pop((verdict.sample_id, verdict.input_hash), None)
+            last[(verdict.sample_id, verdict.input_hash)] = verdict
+        for key, verdict in last.items():
             state.decided.add(key)
-            accepted = verdict.decision is QualityDecision.ACCEPTED
-            if (accepted and verdict.input_hash not in inputs) or (
-                not accepted and key not in rejected
-            ):
-                missing.append(verdict)
-        for verdict in missing:
-            self._admit(verdict, state)
+            if verdict.decision is not QualityDecision.ACCEPTED:
+                if key not in rejected:
+                    self._append(self.rejected_path, verdict)
+            elif verdict.input_hash not in inputs:
+                state.pending.append(verdict)
         return state
 
-    def write(self, verdict: QualityVerdict, state: StoreState) -> None:
-        """Log a verdict, then admit or reject its candidate."""
+    def write(self, verdict: QualityVerdict, state: StoreState, *, admit_now: bool = False) -> None:
+        """Log a verdict; a rejection is filed at once, an acceptance waits (``pending``).
+
+        ``admit_now``: admit an acceptance at once (a complement the balance already counted).
+        """
         self._append(self.verdicts_path, verdict)
         state.decided.add((verdict.sample_id, verdict.input_hash))
-        self._admit(verdict, state)
-
-    def _admit(self, verdict: QualityVerdict, state: StoreState) -> None:
-        if verdict.decision is QualityDecision.ACCEPTED:
-            sample = admitted_sample(verdict, self.name)
-            self._append(self.admitted_path, sample)
-            state.admitted.append(sample)
-            state.admitted_inputs.add(verdict.input_hash)
-        else:
+        if verdict.decision is not QualityDecision.ACCEPTED:
             self._append(self.rejected_path, verdict)
+        elif admit_now:
+            self.admit(verdict, state)
+        else:
+            state.pending.append(verdict)
+
+    def record_balance(self, outcome: BalanceOutcome) -> None:
+        """Append what one admission balance did to ``audit/<name>.jsonl`` (for the manifest)."""
+        self._append(
+            self.audit_path,
+            {
+                "before": outcome.before,
+                "after": outcome.after,
+                "dropped": outcome.dropped,
+                "complements": [sample.id for sample in outcome.complements],
+                "unresolved": outcome.unresolved,
+            },
+        )
+
+    def admit(self, verdict: QualityVerdict, state: StoreState) -> None:
+        """Admit an accepted candidate (after the balance)."""
+        sample = admitted_sample(verdict, self.name)
+        self._append(self.admitted_path, sample)
+        state.admitted.append(sample)
+        state.admitted_inputs.add(verdict.input_hash)
+
+    def supersede(self, verdict: QualityVerdict, reason: str, detail: str) -> QualityVerdict:
+        """Log and file a rejection that overrides an acceptance (the balance dropped it)."""
+        attempts = list(verdict.attempts)
+        last = attempts[-1]
+        checks = [
+            *last.checks,
+            CheckResult(
+                check="admission_balance",
+                status=CheckStatus.FAILED,
+                reason=reason,
+                detail=detail,
+                repairable=False,
+            ),
+        ]
+        attempts[-1] = last.model_copy(update={"checks": checks})
+        rejected = verdict.model_copy(
+            update={
+                "decision": QualityDecision.REJECTED,
+                "reasons": [reason],
+                "attempts": attempts,
+            }
+        )
+        self._append(self.verdicts_path, rejected)
+        self._append(self.rejected_path, rejected)
+        return rejected

@@ -112,11 +112,20 @@ def parse_candidate(index: int, line: int, text: str) -> Candidate:
         field, reason = validation_error_field(err)
         error = ("schema_invalid", f"{field}: {reason}")
         return Candidate(index, line, obj, None, error, record_hash(obj))
+    return Candidate(index, line, obj, sample, None, record_hash(obj), task=_task(sample))
+
+
+def candidate_of(sample: Sample, index: int) -> Candidate:
+    """A candidate made in the run (a complement), placed after every input line."""
+    record = sample.model_dump(mode="json")
+    return Candidate(index, 0, record, sample, None, record_hash(record), task=_task(sample))
+
+
+def _task(sample: Sample) -> TaskSpec | None:
     try:
-        task: TaskSpec | None = task_for_sample(sample)
+        return task_for_sample(sample)
     except ConfigError:
-        task = None
-    return Candidate(index, line, obj, sample, None, record_hash(obj), task=task)
+        return None
 
 
 def read_candidates(path: Path) -> Iterator[Candidate]:

@@ -95,8 +95,40 @@ def repair_attempted(verdict: QualityVerdict) -> bool:
     return len(verdict.attempts) > 1 or any(a.repair_failure for a in verdict.attempts)
 
 
+def last_verdicts(verdicts: Iterable[QualityVerdict]) -> list[QualityVerdict]:
+    """Each candidate's last verdict (a balance rejection overrides its acceptance), in order."""
+    last: dict[tuple[str, str], QualityVerdict] = {}
+    for verdict in verdicts:
+        last.pop((verdict.sample_id, verdict.input_hash), None)
+        last[(verdict.sample_id, verdict.input_hash)] = verdict
+    return list(last.values())
+
+
+def audit_entry(path: Path) -> dict[str, Any] | None:
+    """The shortcut audit of a set: the admitted set's audit and what balancing did, per run."""
+    if not path.exists():
+        return None
+    runs = list(read_jsonl(path, tolerate_partial_tail=True))
+    if not runs:
+        return None
+    return {
+        "admitted": runs[-1]["after"],
+        "runs": [
+            {
+                "flagged_before": run["before"]["flagged"],
+                "flagged_after": run["after"]["flagged"],
+                "dropped": run["dropped"],
+                "complements": run["complements"],
+                "unresolved": run["unresolved"],
+            }
+            for run in runs
+        ],
+    }
+
+
 def manifest_entry(name: str, verdicts: list[QualityVerdict]) -> dict[str, Any]:
-    """The manifest entry of one training set name."""
+    """The manifest entry of one training set name (each candidate's last verdict counts)."""
+    verdicts = last_verdicts(verdicts)
     accepted = [v for v in verdicts if v.decision is QualityDecision.ACCEPTED]
     attempted = sum(repair_attempted(v) for v in verdicts)
     repaired = sum(v.repaired for v in verdicts)
@@ -133,6 +165,9 @@ def write_manifest(train_dir: Path) -> Path:
     for log in sorted((train_dir / "verdicts").glob("*.jsonl")):
         verdicts = list(read_jsonl(log, QualityVerdict, tolerate_partial_tail=True))
         entries[log.stem] = manifest_entry(log.stem, verdicts)
+        audit = audit_entry(train_dir / "audit" / f"{log.stem}.jsonl")
+        if audit is not None:
+            entries[log.stem]["audit"] = audit
     path = train_dir / "manifest.json"
     atomic_write_json(path, {"datasets": entries})
     return path

@@ -15,9 +15,11 @@ from typing import Any
 from tomflywheel.config import FilterSettings, LLMSettings, Settings
 from tomflywheel.errors import ConfigError
 from tomflywheel.filter._admit import StoreState, TrainStore
-from tomflywheel.filter._candidate import Candidate, read_candidates
+from tomflywheel.filter._balance import BalanceOutcome, balance
+from tomflywheel.filter._candidate import Candidate, candidate_of, read_candidates
 from tomflywheel.filter._context import CheckContext
 from tomflywheel.filter._dedup import ContaminationIndex, DuplicateIndex, eval_files
+from tomflywheel.filter._evidence import Evidence
 from tomflywheel.filter._llm import LLMWork
 from tomflywheel.filter._manifest import (
     CheckCount,
@@ -29,7 +31,14 @@ from tomflywheel.filter._manifest import (
 from tomflywheel.filter._pipeline import Decider, OrderedSink, decide_all, is_fatal
 from tomflywheel.filter._registry import CHECKS
 from tomflywheel.llm import ContentClient, llm_endpoint
-from tomflywheel.schema import CheckResult, QualityDecision, QualityVerdict
+from tomflywheel.schema import (
+    CheckResult,
+    QualityAttempt,
+    QualityDecision,
+    QualityVerdict,
+    Sample,
+)
+from tomflywheel.world import complement
 
 logger = logging.getLogger(__name__)
 
@@ -59,6 +68,8 @@ class FilterSummary:
     """Whether LLM checks could run (false with ``--no-llm``)."""
     usage: dict[str, Any] = field(default_factory=dict)
     """LLM request accounting (empty when no LLM was needed)."""
+    balance: BalanceOutcome | None = None
+    """What the admission balance did (None: nothing to admit, or not enforced)."""
 
     @property
     def accepted(self) -> int:
@@ -217,9 +228,64 @@ def run_filter(
                 )
         else:
             asyncio.run(decide_all(decider, pending, statics, sink, llm=None))
-        summary.verdicts = sink.decided_in_order()
+        summary.balance, changed = _admit_pending(store, state, decider, len(candidates), fs)
+        decided = sink.decided_in_order()
+        by_id = {verdict.sample_id: verdict for verdict in changed}
+        summary.verdicts = [by_id.pop(v.sample_id, v) for v in decided] + list(by_id.values())
     write_manifest(Path(train_dir))
     return summary
+
+
+def _admit_pending(
+    store: TrainStore, state: StoreState, decider: Decider, next_index: int, fs: FilterSettings
+) -> tuple[BalanceOutcome | None, list[QualityVerdict]]:
+    """Admit the accepted candidates, balanced so no question family rewards a shortcut.
+
+    Complements the balance proposes are checked like any candidate (record and set checks;
+    they are engine stories, so no LLM check applies) and admitted only when they pass.
+
+    Returns:
+        What the balance did, and the verdicts it wrote (drops, then admitted complements).
+    """
+    pending, state.pending = state.pending, []
+    if not fs.audit.enforce or not pending:
+        for verdict in pending:
+            store.admit(verdict, state)
+        return None, []
+    made: dict[str, QualityVerdict] = {}
+
+    def passes(sample: Sample) -> bool:
+        candidate = candidate_of(sample, next_index + len(made))
+        duplicates = decider.context.duplicates
+        features = duplicates.features_many([sample])[0] if duplicates is not None else None
+        static = decider.static(candidate, features)
+        results = decider.complete(candidate, static, Evidence())
+        verdict = decider.verdict(candidate, candidate, [QualityAttempt(attempt=0, checks=results)])
+        made[sample.id] = verdict
+        accepted = verdict.decision is QualityDecision.ACCEPTED
+        if accepted and duplicates is not None and features is not None:
+            duplicates.add(candidate.index, candidate.id, *features)
+        return accepted
+
+    outcome = balance(
+        state.admitted,
+        [v.sample for v in pending if v.sample is not None],
+        fs.audit,
+        complement,
+        passes,
+    )
+    changed = []
+    for verdict in pending:
+        why = outcome.dropped.get(verdict.sample_id)
+        if why is None:
+            store.admit(verdict, state)
+        else:
+            changed.append(store.supersede(verdict, "shortcut_balance", f"dropped: {why}"))
+    for sample in outcome.complements:
+        store.write(made[sample.id], state, admit_now=True)
+        changed.append(made[sample.id])
+    store.record_balance(outcome)
+    return outcome, changed
 
 
 def _pending(

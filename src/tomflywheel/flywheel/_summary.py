@@ -27,6 +27,7 @@ def accuracy_by_dataset(exp_dir: Path) -> dict[str, Any]:
             "all_correct": metrics.get("all_correct"),
             "groups": metrics.get("groups", {}),
             "counts": metrics.get("counts", {}),
+            "shortcuts": metrics.get("shortcuts"),
             "usage": metrics.get("usage", {}),
         }
     return out
@@ -37,21 +38,36 @@ def filter_outcome(verdicts_path: Path, input_path: Path) -> dict[str, Any]:
     decisions: Counter[str] = Counter()
     reasons: Counter[str] = Counter()
     repaired = 0
+    last: dict[tuple[str, str], dict[str, Any]] = {}
     if verdicts_path.exists():
         for v in read_jsonl(verdicts_path, tolerate_partial_tail=True):
-            if Path(v.get("input_file", "")) != Path(input_path):
-                continue
-            decisions[v["decision"]] += 1
-            if v["decision"] == "accepted" and len(v.get("attempts", [])) > 1:
-                repaired += 1
-            if v["decision"] != "accepted":
-                reasons.update(v.get("reasons", []))
+            if Path(v.get("input_file", "")) == Path(input_path):
+                # A later verdict (the admission balance) overrides an earlier one.
+                last.pop((v["sample_id"], v["input_hash"]), None)
+                last[(v["sample_id"], v["input_hash"])] = v
+    for v in last.values():
+        decisions[v["decision"]] += 1
+        if v["decision"] == "accepted" and len(v.get("attempts", [])) > 1:
+            repaired += 1
+        if v["decision"] != "accepted":
+            reasons.update(v.get("reasons", []))
     return {
         "admitted": decisions.get("accepted", 0),
         "rejected": sum(n for d, n in decisions.items() if d != "accepted"),
         "repaired": repaired,
         "reject_reasons": dict(reasons.most_common()),
     }
+
+
+def _admission_audit(outputs: dict[str, Any]) -> dict[str, Any] | None:
+    """The shortcut audit of the admitted set and what this round's balance did."""
+    if "manifest" not in outputs or "admitted" not in outputs:
+        return None
+    entry = _json(Path(outputs["manifest"])).get("datasets", {}).get(Path(outputs["admitted"]).stem)
+    audit = (entry or {}).get("audit")
+    if not audit:
+        return None
+    return {"admitted": audit["admitted"], "this_round": audit["runs"][-1]}
 
 
 def round_summary(record: RoundRecord, *, model: str) -> dict[str, Any]:
@@ -102,6 +118,7 @@ def round_summary(record: RoundRecord, *, model: str) -> dict[str, Any]:
             "by_origin": dict(sorted(candidates.items())),
         },
         "filter": outcome,
+        "admission_audit": _admission_audit(filtered.outputs if filtered else {}),
         "usage": usage,
         "requests": sum(int(u.get("requests_sent", 0)) for u in usage.values()),
         "tokens": {

@@ -13,6 +13,7 @@ from tomflywheel.report._html import (
 )
 from tomflywheel.report._progress import progress_bar
 from tomflywheel.report._run_report import lift_rows, write_run_report
+from tomflywheel.report._shortcuts import shortcut_summary, shortcut_text
 from tomflywheel.report._summary import summarize, summary_csv, summary_table, write_summary_html
 from tomflywheel.report._tables import metric_rows, metrics_table, to_csv, to_markdown, write_tables
 
@@ -29,6 +30,8 @@ __all__ = [
     "plan_table",
     "progress_bar",
     "sample_browser",
+    "shortcut_summary",
+    "shortcut_text",
     "summarize",
     "summary_csv",
     "summary_table",

@@ -11,6 +11,7 @@ import yaml
 from tomflywheel._io import atomic_write_text
 from tomflywheel.artifacts import Experiment, read_judgments, read_predictions
 from tomflywheel.report._html import Bar, bar_chart, esc, page, sample_browser, table_html
+from tomflywheel.report._shortcuts import shortcut_summary
 from tomflywheel.report._tables import metric_rows, write_tables
 from tomflywheel.schema import read_samples
 
@@ -62,6 +63,7 @@ def _dataset_section(metrics: dict[str, Any]) -> str:
         + esc(", ".join(f"{k} {v}" for k, v in metrics["counts"].items()))
         + "</p>"
     )
+    parts.append(shortcut_summary(metrics.get("shortcuts")))
     charts = []
     for section in ("groups", "fields"):
         for group, values in (metrics.get(section) or {}).items():

@@ -10,6 +10,7 @@ from typing import Any
 
 from tomflywheel._io import atomic_write_text, read_jsonl
 from tomflywheel.report._html import Bar, bar_chart, esc, page, sample_browser, table_html
+from tomflywheel.report._shortcuts import audit_section
 
 BROWSER_LIMIT = 1500
 
@@ -218,6 +219,7 @@ def write_run_report(
         _lift_section(rounds),
         _admission_section(rounds, admitted),
         _profile_section(rounds),
+        audit_section(rounds),
         "<h2>Admitted samples with lineage</h2>",
         '<p class="note">The "output" column shows the rationale derived from the trace.</p>',
         sample_browser(

@@ -16,7 +16,13 @@ sub-packages.
 """
 
 from tomflywheel.world.checks import Benchmark, CheckReport, check_samples
-from tomflywheel.world.generators import GENERATORS, generate, generator_for, write_generated
+from tomflywheel.world.generators import (
+    GENERATORS,
+    complement,
+    generate,
+    generator_for,
+    write_generated,
+)
 from tomflywheel.world.language import ANSWER_FORMATS, answer_text, render_story
 from tomflywheel.world.model import (
     Answer,
@@ -54,6 +60,7 @@ __all__ = [
     "StoryRecord",
     "answer_text",
     "check_samples",
+    "complement",
     "dataset_stats",
     "derive_answer",
     "event_to_dict",

@@ -10,6 +10,7 @@ May import: ``model``, ``physics``, ``verifiers``, ``language``, ``samples``.
 
 # The built-in generators register themselves on import: this block is their list.
 from tomflywheel.world.generators import _hitom, _kosinski, _tgtom, _tomi  # noqa: F401
+from tomflywheel.world.generators._complements import complement
 from tomflywheel.world.generators._controls import control_twin, is_false_belief
 from tomflywheel.world.generators._hitom import HitomParams
 from tomflywheel.world.generators._kosinski import KosinskiParams
@@ -37,6 +38,7 @@ __all__ = [
     "KosinskiParams",
     "TgtomParams",
     "TomiParams",
+    "complement",
     "control_twin",
     "generate",
     "generator_for",

@@ -1,0 +1,94 @@
+"""The shortcut audit of a model's answers, as a report paragraph."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from tomflywheel.report._html import esc, table_html
+
+
+def _percent(value: float | None) -> str:
+    return "–" if value is None else f"{100 * value:.1f}%"
+
+
+def shortcut_summary(shortcuts: dict[str, Any] | None) -> str:
+    """One line: the heuristic that best explains the answers, and the reality-bias rate."""
+    if not shortcuts:
+        return ""
+    parts = []
+    best = shortcuts.get("best_explained_by")
+    if best:
+        agreement = shortcuts["agreement"][best]
+        parts.append(
+            f"answers best explained by <b>{esc(best)}</b> "
+            f"({_percent(agreement['accuracy'])} agreement over {agreement['n']} items)"
+        )
+    bias = shortcuts.get("reality_bias") or {}
+    if bias.get("n"):
+        parts.append(
+            f"reality bias <b>{_percent(bias['accuracy'])}</b> "
+            f"(real location named on {bias['correct']} of {bias['n']} false-belief targets)"
+        )
+    return f'<p class="shortcuts">Shortcut audit: {"; ".join(parts)}.</p>' if parts else ""
+
+
+def shortcut_text(shortcuts: dict[str, Any] | None) -> str:
+    """The same in plain text (terminal summaries)."""
+    if not shortcuts:
+        return ""
+    best = shortcuts.get("best_explained_by")
+    bias = shortcuts.get("reality_bias") or {}
+    parts = []
+    if best:
+        parts.append(
+            f"best explained by {best} ({_percent(shortcuts['agreement'][best]['accuracy'])})"
+        )
+    if bias.get("n"):
+        parts.append(f"reality bias {_percent(bias['accuracy'])} of {bias['n']}")
+    return "; ".join(parts)
+
+
+def audit_section(rounds: Sequence[dict[str, Any]]) -> str:
+    """The run report's shortcut section: the model's answers and the admitted set, per round."""
+    answer_rows = [
+        (s["round"], dataset, shortcut_text(entry.get("shortcuts")) or "–")
+        for s in rounds
+        for dataset, entry in sorted((s.get("accuracy") or {}).items())
+    ]
+    admission_rows = []
+    for s in rounds:
+        audit = s.get("admission_audit")
+        if not audit:
+            continue
+        run = audit["this_round"]
+        admission_rows.append(
+            (
+                s["round"],
+                "; ".join(run["flagged_before"]) or "none",
+                len(run["complements"]),
+                len(run["dropped"]),
+                "; ".join(audit["admitted"]["flagged"]) or "none",
+            )
+        )
+    parts = ["<h2>Shortcut audit</h2>"]
+    if answer_rows:
+        parts.append("<h4>Which shortcut explains the model's answers</h4>")
+        parts.append(table_html(("round", "dataset", "shortcuts"), answer_rows))
+    if admission_rows:
+        parts.append(
+            "<h4>Admitted data: shortcuts above chance, and how admission balanced them</h4>"
+        )
+        parts.append(
+            table_html(
+                (
+                    "round",
+                    "flagged as decided by the checks",
+                    "complements added",
+                    "dropped",
+                    "flagged in the admitted set",
+                ),
+                admission_rows,
+            )
+        )
+    return "".join(parts) if len(parts) > 1 else ""
