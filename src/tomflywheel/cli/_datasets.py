@@ -95,6 +95,10 @@ def import_command(
     prompting: Annotated[
         Literal["CoTP", "VP"] | None, typer.Option(help="Hi-ToM: whose gold answers to use.")
     ] = None,
+    narrative: Annotated[
+        Literal["normal", "long"] | None,
+        typer.Option(help="OpenToM: the normal stories or the 100 long narratives."),
+    ] = None,
     mapping: Annotated[
         Path | None, typer.Option(help="Generic importer: the YAML mapping of the fields.")
     ] = None,
@@ -106,6 +110,7 @@ def import_command(
         "context": context,
         "include_fact": include_fact,
         "prompting": prompting,
+        "narrative": narrative,
         "mapping": mapping,
     }
     status(f"importing {name} from {path}")

@@ -15,6 +15,7 @@ from tomflywheel.datasets import (  # noqa: F401
     _hitom,
     _kosinski,
     _mapping,
+    _opentom,
     _socialiqa,
     _synthetic,
     _tgtom,
