@@ -129,6 +129,10 @@ def test_json_records_path_and_open_answers(tmp_path):
             "task.groupings: 'kind' is not a key of fields.meta",
         ),
         (
+            "name: x\nfields: {story: s, correct: a}\ntask: {macro_f1_by: [family]}\n",
+            "task.macro_f1_by: 'family' is not a key of fields.meta",
+        ),
+        (
             "name: x\nfields: {story: s, correct: a}\ntask: {judge: magic}\n",
             "task.judge: Input should be",
         ),

@@ -1,9 +1,11 @@
 """Benchmark importers (from each benchmark's own files) and the task registry.
 
 Public API: ``import_dataset`` (import and write a dataset file), ``load_benchmark`` (import
-into memory), ``list_datasets`` / ``list_importers`` / ``importer_info`` (what each dataset and
-importer is and takes), ``load_mapping`` (check a generic-importer mapping), ``IMPORTERS`` and
-``TASKS`` (the registries), ``TaskSpec``, ``get_task`` and ``task_for_sample``.
+into memory), ``fetch_dataset`` / ``fetch_files`` (download a benchmark's pinned files, verified,
+then import), ``SOURCES`` (the pinned source table), ``list_datasets`` / ``list_importers`` /
+``importer_info`` (what each dataset and importer is and takes), ``load_mapping`` (check a
+generic-importer mapping), ``IMPORTERS`` and ``TASKS`` (the registries), ``TaskSpec``,
+``get_task`` and ``task_for_sample``.
 """
 
 # Built-in importers: each module registers its importer(s) and task spec(s) on import.
@@ -22,6 +24,15 @@ from tomflywheel.datasets import (  # noqa: F401
     _tombench,
     _tomi,
 )
+from tomflywheel.datasets._fetch import (
+    ENV_FETCH_BASE_URL,
+    FetchedFile,
+    FetchProgress,
+    FetchSummary,
+    fetch_dataset,
+    fetch_files,
+    get_source,
+)
 from tomflywheel.datasets._import import (
     DEFAULT_DATASETS_DIR,
     DatasetInfo,
@@ -37,6 +48,14 @@ from tomflywheel.datasets._import import (
 )
 from tomflywheel.datasets._mapping import Mapping, load_mapping
 from tomflywheel.datasets._registry import IMPORTERS, Importer
+from tomflywheel.datasets._sources import (
+    SOURCES,
+    UNPINNED,
+    PinnedFile,
+    Source,
+    default_fetch_dir,
+    is_fetched,
+)
 from tomflywheel.datasets._task import (
     TASKS,
     JudgeName,
@@ -49,21 +68,34 @@ from tomflywheel.datasets._task import (
 
 __all__ = [
     "DEFAULT_DATASETS_DIR",
+    "ENV_FETCH_BASE_URL",
     "IMPORTERS",
+    "SOURCES",
     "TASKS",
+    "UNPINNED",
     "DatasetInfo",
+    "FetchProgress",
+    "FetchSummary",
+    "FetchedFile",
     "ImportSummary",
     "Importer",
     "ImporterInfo",
     "JudgeName",
     "Mapping",
     "OptionInfo",
+    "PinnedFile",
     "PromptKind",
+    "Source",
     "TaskSpec",
+    "default_fetch_dir",
     "default_output",
+    "fetch_dataset",
+    "fetch_files",
+    "get_source",
     "get_task",
     "import_dataset",
     "importer_info",
+    "is_fetched",
     "list_datasets",
     "list_importers",
     "load_benchmark",
