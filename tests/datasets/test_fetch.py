@@ -167,6 +167,15 @@ def test_a_partial_file_left_by_a_killed_run_is_resumed(server, benchmarks, tmp_
     assert _sha(tmp_path / HITOM) == SOURCES["hitom"].files[0].sha256
 
 
+def test_a_complete_partial_file_is_verified_without_a_request(server, benchmarks, tmp_path):
+    part = tmp_path / f"{HITOM}.part"
+    part.parent.mkdir(parents=True)
+    part.write_bytes((benchmarks / HITOM).read_bytes())
+    summary = fetch_files("hitom", to=tmp_path, base_url=server.base_url)
+    assert (summary.files[0].status, server.requests) == ("resumed", [])
+    assert _sha(tmp_path / HITOM) == SOURCES["hitom"].files[0].sha256
+
+
 def test_a_checksum_mismatch_is_refused_and_the_download_removed(server, tmp_path):
     server.tampered.add(HITOM)
     with pytest.raises(FetchError) as info:
@@ -327,3 +336,13 @@ def test_cli_offline_is_one_line_exit_1(tmp_path):
     assert "Offline? Fetch it by hand: download https://raw.githubusercontent.com/" in result.stderr
     assert "Traceback" not in result.stderr
     assert not (tmp_path / "hitom" / "Hi-ToM_data.json").exists()
+
+
+def test_every_source_is_in_the_docs_table():
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "importers.md").read_text("utf-8")
+    table = docs[docs.index("## fetch: pinned sources") :]
+    for name, source in SOURCES.items():
+        assert f"`{name}`" in table, name
+        assert source.origin.split(" @ ")[0].split(" ")[0] in table, name
+    for name in ("kosinski", "opentom"):
+        assert f"`{name}`" in table

@@ -102,7 +102,7 @@ class _Progress:
             self.callback(sum(self.done.values()), self.total(), path)
 
 
-def _by_hand(source: Source, pinned: PinnedFile | Archive, dest: Path) -> str:
+def _by_hand(pinned: PinnedFile | Archive, dest: Path) -> str:
     if isinstance(pinned, Archive):
         names = ", ".join(name for name, _ in pinned.members)
         return f"download {pinned.url}, extract {names} into {dest.parent / Path(pinned.path).stem}"
@@ -113,7 +113,7 @@ def _by_hand(source: Source, pinned: PinnedFile | Archive, dest: Path) -> str:
 def _offline(
     err: FetchError, source: Source, item: PinnedFile | Archive, folder: Path
 ) -> FetchError:
-    by_hand = _by_hand(source, item, folder / item.path)
+    by_hand = _by_hand(item, folder / item.path)
     return FetchError(
         f"{err}. Offline? Fetch it by hand: {by_hand}; then run `tomflywheel datasets fetch "
         f"{source.name} --to {folder}` again (it verifies the file, then imports)"
@@ -217,6 +217,12 @@ def _fetch_file(
         return FetchedFile(dest, "present")
     dest.parent.mkdir(parents=True, exist_ok=True)
     part = dest.with_name(dest.name + ".part")
+    if part.is_file() and pinned.size is not None and part.stat().st_size >= pinned.size:
+        # A run killed between the last byte and the rename, or a partial file gone wrong.
+        if part.stat().st_size == pinned.size and sha256_of(part) == pinned.sha256:
+            os.replace(part, dest)
+            return FetchedFile(dest, "resumed")
+        part.unlink()
     try:
         resumed = loader.get(_url(pinned, base_url), part, pinned.path)
     except FetchError as err:

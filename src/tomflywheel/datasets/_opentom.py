@@ -202,8 +202,7 @@ def _meta(spec: QuestionFile, q: dict[str, Any], plot: dict[str, Any]) -> dict[s
     if family == "fullness":
         # The official run keeps 2 of the 4 fullness questions per story at random; this says
         # which container a question is about, so a subset can be drawn the same way.
-        place = plot["move_to_place"] if plot["move_to_place"] in q["question"] else None
-        meta["container"] = "new" if place else "original"
+        meta["container"] = "new" if plot["move_to_place"] in q["question"] else "original"
     return meta
 
 
