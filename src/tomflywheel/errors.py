@@ -45,6 +45,10 @@ class DataError(TomflywheelError):
         super().__init__(f"{where}: {what}")
 
 
+class FetchError(TomflywheelError):
+    """A benchmark file could not be downloaded or did not match its pinned checksum."""
+
+
 class ServerError(TomflywheelError):
     """An LLM server could not be started or reached."""
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.datasets.opentom_files import SEEN, UNSEEN, write_opentom
 from tomflywheel.datasets import import_dataset, load_benchmark, task_for_sample
 from tomflywheel.errors import ConfigError
 from tomflywheel.schema import QAKind, read_samples
@@ -128,6 +129,10 @@ def test_json_records_path_and_open_answers(tmp_path):
             "task.groupings: 'kind' is not a key of fields.meta",
         ),
         (
+            "name: x\nfields: {story: s, correct: a}\ntask: {macro_f1_by: [family]}\n",
+            "task.macro_f1_by: 'family' is not a key of fields.meta",
+        ),
+        (
             "name: x\nfields: {story: s, correct: a}\ntask: {judge: magic}\n",
             "task.judge: Input should be",
         ),
@@ -169,3 +174,104 @@ def test_duplicate_ids_are_refused(jsonl, tmp_path, fails_cleanly):
         str(fails_cleanly("mapping", jsonl, mapping=mapping))
         == f"{jsonl}: id: duplicate sample id 'toy_bench-a1'"
     )
+
+
+OPENTOM_ATTITUDE = """\
+name: opentom_attitude
+layout: dict_of_lists
+key_field: story_id
+join: {file: meta_data.json, layout: dict, by: story_id, as: story}
+fields:
+  story: story.narrative
+  question: question
+  correct: answer
+  meta: {observed: story.observed, mover: story.plot_info.mover}
+task: {groupings: [[observed]], macro_f1_by: [observed]}
+"""
+
+
+def test_a_dict_of_lists_joined_with_a_story_table_by_key(tmp_path):
+    # OpenToM's own layout: questions keyed by story id, stories in a second file.
+    folder = write_opentom(tmp_path / "opentom_data")
+    skip = OPENTOM_ATTITUDE.replace("as: story}", "as: story, unmatched: skip}")
+    mapping = _write(tmp_path / "m.yaml", skip)
+    samples = load_benchmark("mapping", folder / "attitude.json", mapping=mapping)
+    # The file holds three story ids; 99999999 has no story and is left out.
+    assert [s.id for s in samples] == [f"opentom_attitude-{SEEN}-0", f"opentom_attitude-{UNSEEN}-0"]
+    first = samples[0]
+    assert first.story == f"Short story {SEEN}: Ana moves the kite."
+    assert first.answer.correct_answers == ["negative"]
+    assert first.meta["observed"] is True
+    assert first.meta["mover"] == "Ana"
+    assert first.meta["source_key"] == SEEN
+    assert first.meta["source_record"] == 0
+    assert task_for_sample(first).macro_f1_by == ("observed",)
+
+
+def test_an_unmatched_key_is_an_error_naming_file_record_and_field(tmp_path, fails_cleanly):
+    folder = write_opentom(tmp_path / "opentom_data")
+    mapping = _write(tmp_path / "m.yaml", OPENTOM_ATTITUDE)
+    error = fails_cleanly("mapping", folder / "attitude.json", mapping=mapping)
+    assert str(error) == (
+        f"{folder / 'attitude.json'}: record 2: story_id: "
+        "no record with key '99999999' in meta_data.json"
+    )
+
+
+def test_a_csv_joined_with_a_jsonl_list_on_a_key_field(tmp_path):
+    path = tmp_path / "questions.csv"
+    with path.open("w", encoding="utf-8", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["qid", "sid", "q", "a"])
+        writer.writerows([["q1", "7", "Where?", "box"], ["q2", "8", "Who?", "Sam"]])
+    _write(
+        tmp_path / "stories.jsonl",
+        json.dumps({"story_id": 8, "text": "Eight."})
+        + "\n"
+        + json.dumps({"story_id": 7, "text": "Seven."})
+        + "\n",
+    )
+    mapping = _write(
+        tmp_path / "m.yaml",
+        "name: joined\n"
+        "join: {file: stories.jsonl, key: story_id, by: sid, as: st}\n"
+        "fields: {id: qid, story: st.text, question: q, correct: a}\n",
+    )
+    first, second = load_benchmark("mapping", path, mapping=mapping)
+    # The CSV key is text and the JSONL key a number: keys are compared as text.
+    assert (first.id, first.story, second.story) == ("joined-q1", "Seven.", "Eight.")
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            "name: x\nformat: csv\nlayout: dict\nfields: {story: s, correct: a}\n",
+            "Value error, layout 'dict' needs format json",
+        ),
+        (
+            "name: x\njoin: {file: s.jsonl, by: sid, as: st}\nfields: {story: s, correct: a}\n",
+            "join: Value error, a list layout needs 'key'",
+        ),
+        (
+            "name: x\njoin: {file: s.json, layout: dict, by: sid, as: 1st}\n"
+            "fields: {story: s, correct: a}\n",
+            "join.as: String should match pattern",
+        ),
+    ],
+)
+def test_layout_and_join_mistakes_name_the_key(jsonl, tmp_path, text, message):
+    mapping = _write(tmp_path / "bad.yaml", text)
+    with pytest.raises(ConfigError) as info:
+        load_benchmark("mapping", jsonl, mapping=mapping)
+    assert message in str(info.value)
+
+
+def test_a_missing_join_file_is_named(jsonl, tmp_path, fails_cleanly):
+    mapping = _write(
+        tmp_path / "m.yaml",
+        "name: x\njoin: {file: nope.json, layout: dict, by: qid, as: st}\n"
+        "fields: {story: context, correct: q}\n",
+    )
+    error = fails_cleanly("mapping", jsonl, mapping=mapping)
+    assert str(error) == f"{tmp_path / 'nope.json'}: no such file (join.file)"

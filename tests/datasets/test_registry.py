@@ -18,7 +18,7 @@ TESTS = "\n".join(p.read_text(encoding="utf-8") for p in Path(__file__).parent.g
 IMPORTER_NAMES = IMPORTERS.names()
 
 
-def test_the_nine_benchmarks_and_the_generic_importer_are_registered():
+def test_the_ten_benchmarks_and_the_generic_importer_are_registered():
     assert IMPORTER_NAMES == [
         "adv_csfb",
         "bigtom",
@@ -28,6 +28,7 @@ def test_the_nine_benchmarks_and_the_generic_importer_are_registered():
         "hitom",
         "kosinski",
         "mapping",
+        "opentom",
         "socialiqa",
         "tgtom",
         "tombench",

@@ -32,6 +32,9 @@ class TaskSpec:
     """Question types ``--exclude-memory-reality`` drops (ToMi: memory, reality)."""
     trial_fields: tuple[str, ...] = field(default=())
     """Extra per-sample fields reported by value (tgtom: ``targeted``, ``chain_depth``)."""
+    macro_f1_by: tuple[str, ...] = ()
+    """``meta`` fields within whose values macro-F1 over answer labels is reported beside
+    accuracy (OpenToM: ``question_type``; see ``evaluation/_f1.py`` for how labels are read)."""
     strict_matching: bool = False
     """The benchmark's own scorer gives no partial credit (tgtom): the rules judge then skips
     the prefix and suffix steps, so ``yes`` never passes for ``yes: blue_container``."""

@@ -1,4 +1,4 @@
-"""``tomflywheel datasets ...``: list the registered datasets and import benchmarks."""
+"""``tomflywheel datasets ...``: list the registered datasets, fetch and import benchmarks."""
 
 from __future__ import annotations
 
@@ -9,23 +9,46 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from tomflywheel.cli._common import out, status
-from tomflywheel.datasets import ImportSummary, import_dataset, list_datasets
+from tomflywheel.cli._common import err, out, status
+from tomflywheel.datasets import (
+    DEFAULT_DATASETS_DIR,
+    ENV_FETCH_BASE_URL,
+    FetchSummary,
+    ImportSummary,
+    default_fetch_dir,
+    fetch_dataset,
+    get_source,
+    import_dataset,
+    list_datasets,
+)
+from tomflywheel.report import progress_bar
 
 datasets_app = typer.Typer(
     help="Import, generate and inspect evaluation datasets.", no_args_is_help=True
 )
 
 
+FetchDirOption = Annotated[
+    Path | None,
+    typer.Option("--to", help="Folder of fetched benchmark files (default: <cache>/benchmarks)."),
+]
+
+
+def _data_status(fetched: bool | None, imported: bool) -> str:
+    fetch = {None: "no source", True: "fetched", False: "not fetched"}[fetched]
+    return f"{fetch}, imported" if imported else fetch
+
+
 @datasets_app.command("list")
-def list_command() -> None:
-    """Show every dataset: prompt kind, default judge, metric groupings, importer options."""
+def list_command(to: FetchDirOption = None) -> None:
+    """Show every dataset: kind, judge, groupings, import options, fetched / imported."""
     table = Table(title="datasets")
     for column in ("dataset", "description", "kind", "judge", "groupings", "all correct by"):
         # Names and kinds stay on one line; free text wraps.
         table.add_column(column, no_wrap=column in ("dataset", "kind", "judge", "all correct by"))
     table.add_column("import options")
-    for row in list_datasets():
+    table.add_column("data")
+    for row in list_datasets(fetch_dir=to):
         groupings = ", ".join(" x ".join(group) for group in row.groupings) or "-"
         if row.trial_fields:
             groupings += f"; by value: {', '.join(row.trial_fields)}"
@@ -46,6 +69,7 @@ def list_command() -> None:
             escape(groupings),
             row.all_correct_by or "-",
             escape(importer),
+            _data_status(row.fetched, row.imported),
         )
     out.print(table)
 
@@ -95,6 +119,10 @@ def import_command(
     prompting: Annotated[
         Literal["CoTP", "VP"] | None, typer.Option(help="Hi-ToM: whose gold answers to use.")
     ] = None,
+    narrative: Annotated[
+        Literal["normal", "long"] | None,
+        typer.Option(help="OpenToM: the normal stories or the 100 long narratives."),
+    ] = None,
     mapping: Annotated[
         Path | None, typer.Option(help="Generic importer: the YAML mapping of the fields.")
     ] = None,
@@ -106,6 +134,7 @@ def import_command(
         "context": context,
         "include_fact": include_fact,
         "prompting": prompting,
+        "narrative": narrative,
         "mapping": mapping,
     }
     status(f"importing {name} from {path}")
@@ -116,3 +145,58 @@ def import_command(
         **{key: value for key, value in given.items() if value is not None},
     )
     _render(summary)
+
+
+def _render_fetch(summary: FetchSummary) -> None:
+    source = summary.source
+    counts: dict[str, int] = {}
+    for fetched in summary.files:
+        counts[fetched.status] = counts.get(fetched.status, 0) + 1
+    done = ", ".join(f"{n} {status}" for status, n in counts.items())
+    out.print(
+        f"[bold]{len(summary.files)}[/bold] files of [bold]{escape(source.name)}[/bold] "
+        f"verified in [bold]{escape(str(summary.folder))}[/bold] ({done})"
+    )
+    out.print(f"source: {escape(source.origin)}")
+    out.print(f"license: {escape(source.license)}")
+    if source.evaluation_only:
+        out.print(f"[bold yellow]evaluation only:[/bold yellow] {escape(source.evaluation_only)}")
+    if summary.imported is not None:
+        _render(summary.imported)
+    else:
+        path = summary.folder / source.import_path
+        out.print(f"import with: tomflywheel datasets import {source.name} {escape(str(path))}")
+
+
+@datasets_app.command("fetch")
+def fetch_command(
+    name: Annotated[str, typer.Argument(help="Dataset name (see `tomflywheel datasets list`).")],
+    to: FetchDirOption = None,
+    base_url: Annotated[
+        str | None,
+        typer.Option(
+            help="Fetch from <URL>/<relative path> instead of the public URLs (a mirror).",
+            envvar=ENV_FETCH_BASE_URL,
+        ),
+    ] = None,
+    datasets_dir: Annotated[
+        Path, typer.Option(help="Where the import writes <name>.jsonl.")
+    ] = DEFAULT_DATASETS_DIR,
+    run_import: Annotated[
+        bool, typer.Option("--import/--no-import", help="Import the files once verified.")
+    ] = True,
+) -> None:
+    """Download a benchmark's pinned files (sha256-verified, resumable), then import them."""
+    source = get_source(name)
+    folder = to if to is not None else default_fetch_dir()
+    status(f"fetching {name} from {source.origin} into {folder}")
+    with progress_bar(f"fetch {name}", console=err, fields=("file",)) as update:
+        summary = fetch_dataset(
+            name,
+            to=folder,
+            base_url=base_url,
+            on_progress=lambda done, total, path: update(done, total, file=path),
+            datasets_dir=datasets_dir,
+            run_import=run_import,
+        )
+    _render_fetch(summary)

@@ -1,10 +1,12 @@
 """Benchmark importers (from each benchmark's own files) and the task registry.
 
 Public API: ``import_dataset`` (import and write a dataset file), ``load_benchmark`` (import
-into memory; ``load_all_splits``: every split of a folder), ``list_datasets`` /
-``list_importers`` / ``importer_info`` (what each dataset and importer is and takes),
-``load_mapping`` (check a generic-importer mapping), ``IMPORTERS`` and ``TASKS`` (the
-registries), ``TaskSpec``, ``get_task`` and ``task_for_sample``.
+into memory; ``load_all_splits``: every split of a folder), ``fetch_dataset`` /
+``fetch_files`` (download a benchmark's pinned files, verified, then import), ``SOURCES`` (the
+pinned source table), ``list_datasets`` / ``list_importers`` / ``importer_info`` (what each
+dataset and importer is and takes), ``load_mapping`` (check a generic-importer mapping),
+``IMPORTERS`` and ``TASKS`` (the registries), ``TaskSpec``, ``get_task`` and
+``task_for_sample``.
 """
 
 # Built-in importers: each module registers its importer(s) and task spec(s) on import.
@@ -17,11 +19,21 @@ from tomflywheel.datasets import (  # noqa: F401
     _hitom,
     _kosinski,
     _mapping,
+    _opentom,
     _socialiqa,
     _synthetic,
     _tgtom,
     _tombench,
     _tomi,
+)
+from tomflywheel.datasets._fetch import (
+    ENV_FETCH_BASE_URL,
+    FetchedFile,
+    FetchProgress,
+    FetchSummary,
+    fetch_dataset,
+    fetch_files,
+    get_source,
 )
 from tomflywheel.datasets._import import (
     DEFAULT_DATASETS_DIR,
@@ -38,25 +50,46 @@ from tomflywheel.datasets._import import (
 )
 from tomflywheel.datasets._mapping import Mapping, load_mapping
 from tomflywheel.datasets._registry import IMPORTERS, Importer
+from tomflywheel.datasets._sources import (
+    SOURCES,
+    UNPINNED,
+    PinnedFile,
+    Source,
+    default_fetch_dir,
+    is_fetched,
+)
 from tomflywheel.datasets._splits import load_all_splits
 from tomflywheel.datasets._task import TASKS, get_task, register_task, task_for_sample
 
 __all__ = [
     "DEFAULT_DATASETS_DIR",
+    "ENV_FETCH_BASE_URL",
     "IMPORTERS",
+    "SOURCES",
     "TASKS",
+    "UNPINNED",
     "DatasetInfo",
+    "FetchProgress",
+    "FetchSummary",
+    "FetchedFile",
     "ImportSummary",
     "Importer",
     "ImporterInfo",
     "Mapping",
     "OptionInfo",
+    "PinnedFile",
     "PromptKind",
+    "Source",
     "TaskSpec",
+    "default_fetch_dir",
     "default_output",
+    "fetch_dataset",
+    "fetch_files",
+    "get_source",
     "get_task",
     "import_dataset",
     "importer_info",
+    "is_fetched",
     "list_datasets",
     "list_importers",
     "load_all_splits",

@@ -21,6 +21,7 @@ from pydantic import TypeAdapter, ValidationError
 from tomflywheel._io import write_jsonl_atomic
 from tomflywheel.datasets._common import slug
 from tomflywheel.datasets._registry import IMPORTERS, Importer
+from tomflywheel.datasets._sources import default_fetch_dir, is_fetched
 from tomflywheel.datasets._task import TASKS, TaskSpec, get_task, task_for_sample
 from tomflywheel.errors import ConfigError, DataError
 from tomflywheel.schema import Sample
@@ -155,10 +156,22 @@ class DatasetInfo:
     """The importer of the same name, if there is one (generated datasets have none)."""
     options: tuple[OptionInfo, ...]
     """That importer's options."""
+    fetched: bool | None = None
+    """Its pinned files are all in the fetch folder (``None``: no pinned source)."""
+    imported: bool = False
+    """``<datasets_dir>/<name>.jsonl`` exists (an import with default options)."""
 
 
-def list_datasets() -> list[DatasetInfo]:
-    """Every registered task (with its importer, if any), then importers without a fixed task."""
+def list_datasets(
+    *, fetch_dir: Path | None = None, datasets_dir: Path = DEFAULT_DATASETS_DIR
+) -> list[DatasetInfo]:
+    """Every registered task (with its importer, if any), then importers without a fixed task.
+
+    Args:
+        fetch_dir: Where ``fetch`` puts files (default: ``<cache>/benchmarks``).
+        datasets_dir: Where imports go by default.
+    """
+    folder = fetch_dir if fetch_dir is not None else default_fetch_dir()
     rows = []
     for name in TASKS.names():
         task = get_task(name)
@@ -175,6 +188,8 @@ def list_datasets() -> list[DatasetInfo]:
                 excludable_question_types=task.excludable_question_types,
                 importer=name if info else None,
                 options=info.options if info else (),
+                fetched=is_fetched(name, folder),
+                imported=(Path(datasets_dir) / f"{name}.jsonl").is_file(),
             )
         )
     for info in list_importers():

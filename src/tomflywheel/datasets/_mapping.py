@@ -17,7 +17,17 @@ is stored in each sample's ``meta.task`` so the evaluation needs no registry ent
     task: {judge: rules, groupings: [[category]]}
 
 Field names are dotted paths into JSON records (``answer.text``, ``choices.0``); CSV fields are
-column names.
+column names (a key holding a dot is found as written first).
+
+A JSON document may also be keyed rather than a list: ``layout: dict`` reads ``{key: record}``,
+``layout: dict_of_lists`` reads ``{key: [record, ...]}`` (OpenToM's question files); the key is
+put into each record as ``key_field`` (default ``_key``). ``join`` adds the matching record of a
+second file (a story table keyed the same way) under a name, so fields can read from both::
+
+    layout: dict_of_lists
+    key_field: story_id
+    join: {file: meta_data.json, layout: dict, by: story_id, as: story}
+    fields: {story: story.narrative, question: question, correct: answer}
 """
 
 from __future__ import annotations
@@ -38,9 +48,20 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from tomflywheel._io import iter_jsonl, validation_error_field
+from tomflywheel._io import validation_error_field
 from tomflywheel.asking import JUDGES, PromptKind
-from tomflywheel.datasets._common import Loc, make_sample, read_csv_dicts, read_json
+from tomflywheel.datasets._common import Loc, make_sample
+from tomflywheel.datasets._records import (
+    MISSING,
+    Join,
+    Source,
+    join_table,
+    joined,
+    kind_of,
+    lookup,
+    read_records,
+    with_default_ids,
+)
 from tomflywheel.datasets._registry import IMPORTERS
 from tomflywheel.datasets._task import TASKS
 from tomflywheel.errors import ConfigError, DataError
@@ -103,6 +124,8 @@ class TaskDecl(_Strict):
     """Question types the evaluation may drop."""
     trial_fields: list[str] = Field(default_factory=list)
     """Extra fields reported by value."""
+    macro_f1_by: list[str] = Field(default_factory=list)
+    """``meta`` fields within whose values macro-F1 over answer labels is reported."""
     instructions: str = ""
     """A task note for the prompt."""
 
@@ -118,17 +141,13 @@ class TaskDecl(_Strict):
         return name
 
 
-class Mapping(_Strict):
+class Mapping(Source):
     """A whole mapping file."""
 
     name: str = Field(pattern=r"^[a-z0-9][a-z0-9_\-]*$")
     """Dataset name (``meta.dataset``, default output ``datasets/<name>.jsonl``)."""
-    format: Literal["json", "jsonl", "csv"] | None = None
-    """Source format (default: from the file suffix; ``.tsv`` is CSV with tabs)."""
-    records: str | None = None
-    """JSON only: dotted path to the list of records (default: the document itself)."""
-    delimiter: str = Field(default=",", min_length=1, max_length=1)
-    """CSV only: field separator."""
+    join: Join | None = None
+    """A second file joined by key."""
     fields: FieldMap
     """Field mapping."""
     task: TaskDecl = Field(default_factory=TaskDecl)
@@ -162,30 +181,13 @@ def load_mapping(path: Path) -> Mapping:
         "task.groupings": [f for group in task.groupings for f in group],
         "task.all_correct_by": [task.all_correct_by] if task.all_correct_by else [],
         "task.trial_fields": task.trial_fields,
+        "task.macro_f1_by": task.macro_f1_by,
     }
     for key, names in named.items():
         for name in names:
             if name not in mapping.fields.meta:
                 raise ConfigError(f"{path}: {key}: {name!r} is not a key of fields.meta")
     return mapping
-
-
-_MISSING = object()
-Kind = Literal["json", "jsonl", "csv"]
-
-
-def _lookup(record: Any, ref: str, kind: Kind) -> Any:
-    if kind == "csv":
-        return record.get(ref, _MISSING)
-    value = record
-    for part in ref.split("."):
-        if isinstance(value, dict) and part in value:
-            value = value[part]
-        elif isinstance(value, list) and part.isdigit() and int(part) < len(value):
-            value = value[int(part)]
-        else:
-            return _MISSING
-    return value
 
 
 def _as_text(value: Any, loc: Loc, ref: str) -> str:
@@ -196,20 +198,20 @@ def _as_text(value: Any, loc: Loc, ref: str) -> str:
     return value
 
 
-def _text(record: Any, ref: str, loc: Loc, kind: Kind) -> str:
+def _text(record: Any, ref: str, loc: Loc) -> str:
     """One field as text (numbers are written out)."""
-    value = _lookup(record, ref, kind)
-    if value is _MISSING:
+    value = lookup(record, ref)
+    if value is MISSING:
         raise loc.error(ref, "missing")
     return _as_text(value, loc, ref)
 
 
-def _texts(record: Any, refs: FieldRef, loc: Loc, kind: Kind) -> list[str]:
+def _texts(record: Any, refs: FieldRef, loc: Loc) -> list[str]:
     """The texts of one or more fields, each a value or a list; blank values (NaN too) skipped."""
     out: list[str] = []
     for ref in [refs] if isinstance(refs, str) else refs:
-        value = _lookup(record, ref, kind)
-        if value is _MISSING:
+        value = lookup(record, ref)
+        if value is MISSING:
             raise loc.error(ref, "missing")
         for item in value if isinstance(value, list) else [value]:
             if item is None or item == "" or (isinstance(item, float) and math.isnan(item)):
@@ -229,49 +231,22 @@ def _label_index(label: str, options: list[str], label_format: str) -> int:
 
 
 def _answers(
-    record: Any, fields: FieldMap, loc: Loc, kind: Kind
+    record: Any, fields: FieldMap, loc: Loc
 ) -> tuple[list[str], list[str], list[str] | None]:
     """(correct, wrong, options in source order or None)."""
     if fields.correct is not None:
-        wrong = _texts(record, fields.wrong, loc, kind) if fields.wrong is not None else []
-        return _texts(record, fields.correct, loc, kind), wrong, None
-    options = _texts(record, fields.options or [], loc, kind)
+        wrong = _texts(record, fields.wrong, loc) if fields.wrong is not None else []
+        return _texts(record, fields.correct, loc), wrong, None
+    options = _texts(record, fields.options or [], loc)
     label_ref = fields.label or ""
     gold: list[str] = []
-    for label in _texts(record, label_ref, loc, kind):
+    for label in _texts(record, label_ref, loc):
         index = _label_index(label.strip(), options, fields.label_format)
         if not 0 <= index < len(options):
             raise loc.error(label_ref, f"{label!r} names none of the {len(options)} options")
         gold.append(options[index])
     wrong = list(dict.fromkeys(option for option in options if option not in gold))
     return gold, wrong, options
-
-
-def _kind(source: Path, mapping: Mapping) -> Kind:
-    if mapping.format is not None:
-        return mapping.format
-    suffix = source.suffix.lower()
-    return "jsonl" if suffix == ".jsonl" else "json" if suffix == ".json" else "csv"
-
-
-def _records(source: Path, mapping: Mapping, kind: Kind) -> Iterator[tuple[Loc, Any]]:
-    if kind == "jsonl":
-        for number, record in iter_jsonl(source):
-            yield Loc(source, number), record
-    elif kind == "csv":
-        tabs = source.suffix.lower() == ".tsv" and mapping.format is None
-        rows = read_csv_dicts(
-            source, _refs(mapping.fields), delimiter="\t" if tabs else mapping.delimiter
-        )
-        for number, row in rows:
-            yield Loc(source, number), row
-    else:
-        document = read_json(source)
-        records = _lookup(document, mapping.records, kind) if mapping.records else document
-        if not isinstance(records, list):
-            raise DataError(source, None, mapping.records, "expected a list of records")
-        for index, record in enumerate(records):
-            yield Loc(source, index, "record"), record
 
 
 def _refs(fields: FieldMap) -> list[str]:
@@ -281,6 +256,42 @@ def _refs(fields: FieldMap) -> list[str]:
         if value is not None:
             refs.extend([value] if isinstance(value, str) else value)
     return [*refs, *fields.meta.values()]
+
+
+def _columns(spec: Mapping) -> list[str]:
+    """The CSV columns the mapping reads (not those of the joined file or the key field)."""
+    joined = f"{spec.join.as_}." if spec.join else None
+    refs = [*_refs(spec.fields), *([spec.join.by] if spec.join else [])]
+    keep = [r for r in refs if r != spec.key_field and not (joined and r.startswith(joined))]
+    return list(dict.fromkeys(keep))
+
+
+def _sample(spec: Mapping, task: dict[str, Any], default_id: str, loc: Loc, record: Any) -> Sample:
+    fields = spec.fields
+    if not isinstance(record, dict):
+        raise loc.error(None, "expected an object")
+    correct, wrong, options = _answers(record, fields, loc)
+    meta: dict[str, Any] = {"dataset": spec.name, "task": task}
+    for name, ref in fields.meta.items():
+        value = lookup(record, ref)
+        if value is MISSING:
+            raise loc.error(ref, "missing")
+        meta[name] = value
+    if options is not None:
+        meta["options"] = options
+    meta["source_line" if loc.unit == "line" else "source_record"] = loc.line
+    if spec.layout != "list":
+        meta["source_key"] = record[spec.key_field]
+    ident = _text(record, fields.id, loc) if fields.id else default_id
+    return make_sample(
+        loc,
+        id=f"{spec.name}-{ident}",
+        story=_text(record, fields.story, loc),
+        question=_text(record, fields.question, loc) if fields.question else "",
+        correct=correct,
+        wrong=wrong,
+        meta=meta,
+    )
 
 
 @IMPORTERS.register("mapping")
@@ -300,27 +311,9 @@ def import_mapping(source: Path, *, mapping: Path) -> Iterator[Sample]:
     path = Path(source)
     if not path.is_file():
         raise DataError(path, None, None, "no such file")
-    kind = _kind(path, spec)
-    for index, (loc, record) in enumerate(_records(path, spec, kind)):
-        if not isinstance(record, dict):
-            raise loc.error(None, "expected an object")
-        correct, wrong, options = _answers(record, fields, loc, kind)
-        meta: dict[str, Any] = {"dataset": spec.name, "task": task}
-        for name, ref in fields.meta.items():
-            value = _lookup(record, ref, kind)
-            if value is _MISSING:
-                raise loc.error(ref, "missing")
-            meta[name] = value
-        if options is not None:
-            meta["options"] = options
-        meta["source_line" if loc.unit == "line" else "source_record"] = loc.line
-        ident = _text(record, fields.id, loc, kind) if fields.id else f"{index:05d}"
-        yield make_sample(
-            loc,
-            id=f"{spec.name}-{ident}",
-            story=_text(record, fields.story, loc, kind),
-            question=_text(record, fields.question, loc, kind) if fields.question else "",
-            correct=correct,
-            wrong=wrong,
-            meta=meta,
-        )
+    records = with_default_ids(read_records(path, spec, kind_of(path, spec), _columns(spec)), spec)
+    if spec.join is not None:
+        joined_path, table = join_table(spec.join, path.parent)
+        records = joined(records, spec.join, joined_path, table)
+    for loc, record, default_id in records:
+        yield _sample(spec, task, default_id, loc, record)

@@ -12,6 +12,7 @@ from typing import Any
 from tomflywheel.asking.judge import gold_positions, option_scores, softmax
 from tomflywheel.config import LogprobSettings
 from tomflywheel.datasets import TaskSpec
+from tomflywheel.evaluation._f1 import macro_f1_by
 from tomflywheel.schema import Judgment, Prediction, Sample, Verdict
 from tomflywheel.stats import accuracy, mean_and_std
 
@@ -161,6 +162,9 @@ def compute_metrics(
         "trials": _trials(judgments),
         "fields": trial_fields,
         "judge_agreement": _agreement(judgments),
+        "macro_f1": macro_f1_by(task.macro_f1_by, by_id, predictions, judgments)
+        if task.macro_f1_by
+        else None,
         "logprob_sweep": _sweep(by_id, predictions, logprob),
         "usage": _usage(predictions),
     }
