@@ -35,14 +35,7 @@ def _by_class(samples: list[Sample]) -> dict[tuple[str, bool], list[Sample]]:
 
 def test_families_keep_true_and_false_belief_items_together():
     names = {question_family(s) for s in _tomi(12)}
-    assert names == {
-        "memory",
-        "reality",
-        "first_order_0",
-        "first_order_1",
-        "second_order_0",
-        "second_order_1",
-    }
+    assert names == {"memory", "reality", "first_order", "second_order"}
     bigtom = Sample(
         id="b",
         story="s",

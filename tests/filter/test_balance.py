@@ -27,7 +27,7 @@ def skewed(n_true: int = 48, n_false: int = 12) -> list[Sample]:
 
 def test_the_skewed_set_is_flagged_before_balancing():
     report = audit_samples(skewed(), min_items=20)
-    assert "tomi_synth · first_order_1: true_location" in report.to_dict()["flagged"]
+    assert "tomi_synth · first_order: true_location" in report.to_dict()["flagged"]
 
 
 def test_balancing_adds_complements_before_it_drops():
@@ -61,7 +61,7 @@ def test_the_filter_admits_a_balanced_set_and_records_the_balance(tmp_path: Path
     assert summary.accepted == len(admitted)
     manifest = json.loads((train / "manifest.json").read_text())["datasets"]["skewed"]
     run = manifest["audit"]["runs"][0]
-    assert "tomi_synth · first_order_1: true_location" in run["flagged_before"]
+    assert "tomi_synth · first_order: true_location" in run["flagged_before"]
     assert run["flagged_after"] == [] and manifest["audit"]["admitted"]["flagged"] == []
     assert sorted(run["complements"]) == sorted(s.id for s in complements)
     rejected = [json.loads(line) for line in (train / "rejected" / "skewed.jsonl").open()]

@@ -1,7 +1,7 @@
 """What the audit knows about one sample: its question family, closed answer set and world facts.
 
 A shortcut is judged within a *question family*: the questions of one kind whose answers a mind
-may or may not change (ToMi's ``first_order_0`` holds both its ``_tom`` and ``_no_tom`` items;
+may or may not change (ToMi's ``first_order`` holds both its ``_tom`` and ``_no_tom`` items;
 BigToM's forward-belief condition both its true- and false-belief stories). Within a family a
 balanced set makes "the object is where it really is" right only half the time.
 """
@@ -18,7 +18,7 @@ from tomflywheel.errors import DataError
 from tomflywheel.schema import QAKind, Sample
 from tomflywheel.world import Answerer, QuestionSpec, sample_spec
 
-_MIND_SUFFIX = re.compile(r"_(no_)?tom$")
+_MIND_SUFFIX = re.compile(r"(_\d+)?_(no_)?tom$")
 _WORLD_KINDS = ("reality", "memory")
 
 
@@ -26,8 +26,9 @@ def question_family(sample: Sample) -> str:
     """The family a sample's question belongs to, without the true/false-belief split.
 
     ``meta.question_family`` when the importer names it; else ``meta.question_type`` without a
-    ``_tom``/``_no_tom`` suffix; else BigToM's direction and variable; else ``order_<k>``;
-    else ``all``.
+    ToMi-style ``[_<agent>]_tom``/``_no_tom`` suffix (``first_order_1_tom`` -> ``first_order``,
+    as ToMi's own ``question_family``); else BigToM's direction and variable; else
+    ``order_<k>``; else ``all``.
     """
     meta = sample.meta
     if meta.get("question_family"):
