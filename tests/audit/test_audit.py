@@ -153,3 +153,11 @@ def test_an_answer_naming_two_candidates_is_unreadable():
         raw_output=f"{a} or {b}",
     )
     assert answered(item, prediction, None) is None
+
+
+def test_every_heuristic_is_documented():
+    from pathlib import Path
+
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "audit.md").read_text(encoding="utf-8")
+    for name in HEURISTICS.names():
+        assert f"- `{name}`" in docs
