@@ -237,7 +237,7 @@ def test_the_cli_lists_the_unparsed_story_and_counts_it_toward_the_threshold(tmp
     assert result.exit_code == 1, result.output
     assert "36 questions: 30 parsed, 6 unparsed; 29 agreeing, 1 disagreeing" in result.output
     assert (
-        "unparsed tomi-test-000018 and the next 5 questions of its story, story line 3 (file "
+        "unparsed tomi-test-000018 and the next 5 (same line and reason), story line 3 (file "
         f"line 135): tomi: cannot parse {UNKNOWN!r}" in " ".join(result.output.split())
     )
     # 1 mismatch + 6 unparsed questions.

@@ -35,7 +35,7 @@ def _render_unparsed(report: CheckReport, shown: int) -> None:
         where = f"story line {record.line}" if record.line is not None else "question"
         if record.source_line is not None:
             where += f" (file line {record.source_line})"
-        more = f" and the next {count - 1} questions of its story" if count > 1 else ""
+        more = f" and the next {count - 1} (same line and reason)" if count > 1 else ""
         out.print(
             f"[bold]unparsed[/bold] {escape(record.sample_id)}{more}, {where}: "
             f"{escape(record.reason)}"
