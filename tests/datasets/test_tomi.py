@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.datasets.conftest import copy_tree, edit_lines
+from tests.world.tomi_generator import QUESTIONS, TEMPLATES, question_line
 from tomflywheel.datasets import load_benchmark
 from tomflywheel.schema import QAKind
 
@@ -18,6 +19,7 @@ COUNTS = {
     "val": (999, 999, 0, 999, 396, 603, 253, 746, 253, 746),
     "test": (999, 999, 0, 999, 404, 595, 275, 724, 275, 724),
 }
+T = TEMPLATES
 TYPES = (
     "memory",
     "reality",
@@ -176,3 +178,47 @@ def test_a_csv_gold_index_out_of_range_is_named(benchmarks, tmp_path, fails_clea
         csv, lambda lines: [*lines[:5], lines[5].replace('"]",1,false', '"]",7,false'), *lines[6:]]
     )
     assert str(fails_cleanly("tomi_2cand", csv)) == f"{csv}:6: correct: '7' is not one of '0', '1'"
+
+
+def test_a_generator_file_with_every_sentence_form_imports(tmp_path):
+    # Sentences built from the generator's templates (tests/world/tomi_generator.py, each
+    # with its source in facebookresearch/ToMi tomi/actions.py): all of them in one story.
+    story = [
+        T["located"] % ("Oliver", "TV_room"),
+        T["located_pair"] % ("Emma", "Mia", "TV_room"),
+        T["object"] % ("t-shirt", "treasure_chest"),
+        T["noise_hates"] % ("Mia", "sweet_potato"),
+        T["exit_1"] % ("Emma", "TV_room"),
+        T["move"] % ("Oliver", "t-shirt", "pantry"),
+        T["peek"] % ("Emma", "pantry"),
+        T["tell"] % ("Oliver", "Emma", "t-shirt"),
+        T["exit_2"] % ("Mia", "TV_room"),
+        T["exited"] % ("Oliver", "TV_room"),
+        T["enter"] % ("Noah", "garage"),
+    ]
+    questions = [
+        (QUESTIONS["memory"][1] % "t-shirt", "treasure_chest", "memory"),
+        (QUESTIONS["first_order"][1] % ("Emma", "t-shirt"), "pantry", "first_order_1_no_tom"),
+        (
+            QUESTIONS["second_order"][1] % ("Oliver", "Emma", "t-shirt"),
+            "treasure_chest",
+            "second_order_0_tom",
+        ),
+        (QUESTIONS["reality"][1] % "t-shirt", "pantry", "reality"),
+    ]
+    lines, traces = [], []
+    for question, answer, qtype in questions:
+        lines += [f"{n} {sentence}" for n, sentence in enumerate(story, start=1)]
+        lines.append(question_line(len(story) + 1, question, answer))
+        traces.append(f"enter_agent_0,agent_0_moves_obj,{qtype},false_belief")
+    (tmp_path / "val.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    (tmp_path / "val.trace").write_text("\n".join(traces) + "\n", encoding="utf-8")
+    samples = load_benchmark("tomi", tmp_path, split="val")
+    assert [s.id for s in samples] == [f"tomi-val-{i:06d}" for i in range(4)]
+    assert samples[0].story == "\n".join(story)
+    assert [s.question for s in samples] == [q for q, _, _ in questions]
+    assert samples[1].answer.correct_answers == ["pantry"]
+    assert samples[2].meta["question_type"] == "second_order_0_tom"
+    assert samples[3].meta["source_line"] == 48
+    # The containers named in placements and moves, hyphenated object or not.
+    assert samples[0].meta["candidates"] == ["treasure_chest", "pantry"]

@@ -1,5 +1,7 @@
 """Hi-ToM CoTP records, orders 0-4: 583 of 600 (97.2%), each residual with its cause."""
 
+import json
+
 import pytest
 
 from tomflywheel.datasets import load_benchmark
@@ -66,3 +68,27 @@ def test_the_principled_default_misses_hitoms_claim_conventions(samples):
     assert report.agree == 562
     deception = {row.qtype: row.agree for row in report.rows if row.qtype.endswith("_deception")}
     assert deception["order_2_deception"] == 40
+
+
+def test_a_story_with_an_unknown_sentence_is_counted_unparsed_and_the_rest_checked(
+    benchmarks, tmp_path
+):
+    document = json.loads((benchmarks / "hitom" / "Hi-ToM_data.json").read_text(encoding="utf-8"))
+    story = next(r["story"] for r in document["data"] if r["sample_id"] == 10)
+    broken = story.replace("4 Alexander lost his phone.", "4 Alexander juggled three torches.")
+    assert broken != story
+    for record in document["data"]:
+        if record["story"] == story:
+            record["story"] = broken
+    path = tmp_path / "Hi-ToM_data.json"
+    path.write_text(json.dumps(document), encoding="utf-8")
+    report = check_samples("hitom", load_benchmark("hitom", path), verify_both=False)
+    # The five questions (orders 0-4) of that story, all agreeing before: 583 - 5 now.
+    assert [(r.story_id, r.line) for r in report.unparsed] == [
+        (str(sample_id), 4) for sample_id in (10, 30, 50, 70, 90)
+    ]
+    assert {r.reason for r in report.unparsed} == {
+        "hitom: cannot parse 'Alexander juggled three torches.'"
+    }
+    assert (report.questions, report.total, report.agree) == (600, 595, 578)
+    assert len(report.mismatches) == 17

@@ -36,3 +36,22 @@ def test_question_texts_are_rebuilt_from_specs_and_parse_back(samples):
         assert parsed.kind == item.spec.kind
         assert parsed.chain == item.spec.chain and parsed.group == item.spec.group
         assert parsed.edit == item.spec.edit
+
+
+def test_a_story_with_an_unknown_sentence_is_counted_unparsed_and_the_rest_checked(
+    benchmarks, tmp_path
+):
+    for source in (benchmarks / "tgtom").glob("*_v10.jsonl"):
+        text = source.read_text(encoding="utf-8")
+        if source.name == "stories_v10.jsonl":
+            old = "\\n9 Scarlett cleared their throat.\\n"
+            assert text.count(old) == 1
+            text = text.replace(old, "\\n9 Scarlett juggled three torches.\\n")
+        (tmp_path / source.name).write_text(text, encoding="utf-8")
+    report = check_samples("tgtom", load_benchmark("tgtom", tmp_path), verify_both=False)
+    # Story 0's 18 questions (Q1 once per agent) are unparsed; the other 99 stories agree.
+    assert len(report.unparsed) == 18
+    assert {(r.story_id, r.line, r.reason) for r in report.unparsed} == {
+        ("0", 9, "tgtom: cannot parse 'Scarlett juggled three torches.'")
+    }
+    assert (report.questions, report.total, report.agree) == (1812, 1794, 1794)

@@ -35,7 +35,8 @@ QUESTION_TYPES = (
 STORY_TYPES = ("true_belief", "false_belief", "second_order_false_belief")
 SPLITS = ("train", "val", "test")
 _LINE = re.compile(r"^(\d+) (.*)$")
-_CONTAINER = re.compile(r"^(?:The \w+ is in|\w+ moved the \w+ to) the (\w+)\.?$")
+# Object names may hold a hyphen (the generator's "t-shirt").
+_CONTAINER = re.compile(r"^(?:The [\w-]+ is in|\w+ moved the [\w-]+ to) the (\w+)\.?$")
 
 register_task(
     TaskSpec(

@@ -15,7 +15,7 @@ and ``checks``. This module exports what other packages use; tests may import th
 sub-packages.
 """
 
-from tomflywheel.world.checks import Benchmark, CheckReport, check_samples
+from tomflywheel.world.checks import Benchmark, CheckReport, Unparsed, check_samples
 from tomflywheel.world.generators import (
     GENERATORS,
     complement,
@@ -58,6 +58,7 @@ __all__ = [
     "Reason",
     "Story",
     "StoryRecord",
+    "Unparsed",
     "answer_text",
     "check_samples",
     "complement",

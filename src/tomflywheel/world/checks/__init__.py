@@ -2,7 +2,8 @@
 
 The benchmarks' files are read by their importers (``tomflywheel.datasets``, which may import
 the world, never the reverse); a check interprets the normalized samples, compares every
-re-derived answer with its gold, and explains each mismatch from the story.
+re-derived answer with its gold, and explains each mismatch from the story. A story or
+question no parser reads is counted as unparsed, with its line and reason; the check goes on.
 
 May import: ``model``, ``physics``, ``verifiers``, ``language``, ``samples``, ``generators``.
 """
@@ -17,7 +18,7 @@ from tomflywheel.world.checks._check import (
     check_samples,
 )
 from tomflywheel.world.checks._hitom import hitom_items
-from tomflywheel.world.checks._item import CheckItem
+from tomflywheel.world.checks._item import CheckItem, Unparsed
 from tomflywheel.world.checks._tgtom import tgtom_items, tgtom_spec
 from tomflywheel.world.checks._tomi import tomi_items
 
@@ -28,6 +29,7 @@ __all__ = [
     "CheckReport",
     "CheckRow",
     "Mismatch",
+    "Unparsed",
     "check_items",
     "check_samples",
     "hitom_items",

@@ -4,29 +4,38 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
+from tomflywheel.errors import DataError
 from tomflywheel.schema import Sample
-from tomflywheel.world.checks._item import CheckItem, meta_field, with_stories
+from tomflywheel.world.checks._item import CheckItem, Unparsed, meta_field, unparsed, with_stories
 from tomflywheel.world.language import parse_question
 from tomflywheel.world.model import Claim, Enter, Move, Place, Story
 from tomflywheel.world.physics import Observation, Profile
 from tomflywheel.world.verifiers import build_graph, describe_event
 
 
-def hitom_items(samples: Iterable[Sample]) -> Iterator[CheckItem]:
+def hitom_items(samples: Iterable[Sample]) -> Iterator[CheckItem | Unparsed]:
     """The check items of imported Hi-ToM samples, each with its twin's gold (``meta.twin_gold``).
 
     The CoTP and VP golds of one question disagree on 138 pairs; the imported style is the
-    benchmark, the twin's gold only helps explain a mismatch.
+    benchmark, the twin's gold only helps explain a mismatch. A story or question that does not
+    parse gives an :class:`Unparsed` record.
 
     Raises:
-        DataError: A sentence or question does not parse, or a meta field is missing.
+        DataError: A meta field is missing.
     """
     for sample, story in with_stories(samples, "hitom"):
-        spec = parse_question(sample.question, "hitom", story, source=sample.id)
         deception = "deception" if meta_field(sample, "deception") else "no_deception"
         qtype = f"order_{meta_field(sample, 'order')}_{deception}"
+        story_id = str(meta_field(sample, "source_id"))
+        try:
+            if isinstance(story, DataError):
+                raise story
+            spec = parse_question(sample.question, "hitom", story, source=sample.id)
+        except DataError as err:
+            yield unparsed(sample, story_id, qtype, err)
+            continue
         yield CheckItem(
-            str(meta_field(sample, "source_id")),
+            story_id,
             qtype,
             sample.question,
             story,

@@ -1,4 +1,9 @@
-"""One benchmark question with its parsed story, spec and gold, read from an imported sample."""
+"""One benchmark question with its parsed story, spec and gold, read from an imported sample.
+
+A question the engine cannot read (a sentence or question wording no parser knows) is not an
+error that stops the check: it becomes an :class:`Unparsed` record with its line and reason,
+counted and listed beside the agreements.
+"""
 
 from __future__ import annotations
 
@@ -32,6 +37,26 @@ class CheckItem:
     """Hi-ToM: the gold of the same question in the other prompting style (VP)."""
 
 
+@dataclass(frozen=True, slots=True)
+class Unparsed:
+    """A benchmark question the engine could not read: counted and explained, never fatal."""
+
+    story_id: str
+    """The benchmark's own key, as in :class:`CheckItem`."""
+    sample_id: str
+    """The imported sample's id."""
+    qtype: str
+    """Question type label."""
+    question: str
+    """The question as the benchmark words it."""
+    line: int | None
+    """The story line that does not parse (its printed number); None: the question."""
+    reason: str
+    """Why, quoting the text (``tomi: cannot parse 'Ava juggled.'``)."""
+    source_line: int | None = None
+    """That line's number in the benchmark file, when the importer kept where the sample was."""
+
+
 def meta_field(sample: Sample, name: str) -> Any:
     """``sample.meta[name]``, which the benchmark's importer always writes.
 
@@ -43,15 +68,28 @@ def meta_field(sample: Sample, name: str) -> Any:
     return sample.meta[name]
 
 
-def with_stories(samples: Iterable[Sample], grammar: Grammar) -> Iterator[tuple[Sample, Story]]:
-    """Each sample with its parsed story; consecutive samples of one story share one parse.
+def with_stories(
+    samples: Iterable[Sample], grammar: Grammar
+) -> Iterator[tuple[Sample, Story | DataError]]:
+    """Each sample with its parsed story, or the parse error (with the sentence and its line).
 
-    Raises:
-        DataError: A sentence does not parse (named with the sample id and its line).
+    Consecutive samples of one story share one parse (and one error).
     """
     text: str | None = None
-    story: Story | None = None
+    story: Story | DataError | None = None
     for sample in samples:
         if story is None or sample.story != text:
-            text, story = sample.story, parse_story(sample.story, grammar, source=sample.id)
+            text = sample.story
+            try:
+                story = parse_story(sample.story, grammar, source=sample.id)
+            except DataError as err:
+                story = err
         yield sample, story
+
+
+def unparsed(
+    sample: Sample, story_id: str, qtype: str, error: DataError, *, source_line: int | None = None
+) -> Unparsed:
+    """The record of a sample whose story (``error.line`` set) or question does not parse."""
+    line = error.line if error.field != "question" else None
+    return Unparsed(story_id, sample.id, qtype, sample.question, line, error.reason, source_line)

@@ -7,7 +7,7 @@ from typing import Any
 
 from tomflywheel.errors import DataError
 from tomflywheel.schema import Sample
-from tomflywheel.world.checks._item import CheckItem, meta_field, with_stories
+from tomflywheel.world.checks._item import CheckItem, Unparsed, meta_field, unparsed, with_stories
 from tomflywheel.world.language import ANSWER_FORMATS
 from tomflywheel.world.model import DropMove, QuestionSpec, ReplaceClaim, SetExits, SetMotive, Story
 
@@ -81,22 +81,27 @@ def tgtom_spec(qtype: str, record: Mapping[str, Any], obj: str) -> QuestionSpec:
     raise KeyError(f"unknown tgtom question type {qtype!r}")
 
 
-def tgtom_items(samples: Iterable[Sample]) -> Iterator[CheckItem]:
+def tgtom_items(samples: Iterable[Sample]) -> Iterator[CheckItem | Unparsed]:
     """The check items of imported tgtom samples (1,812 for the 100 stories).
 
     Each spec is built from the question's own fields (``meta.tgtom_fields``: its chain,
     perturbation, ...), the gold is the structured one (``meta.gold``), and the story keeps the
-    agent order the benchmark lists (``meta.agents``).
+    agent order the benchmark lists (``meta.agents``). A story that does not parse gives an
+    :class:`Unparsed` record per question.
 
     Raises:
-        DataError: A sentence does not parse, or a meta field is missing or lacks a key.
+        DataError: A meta field is missing or lacks a key.
     """
     last: tuple[Story, Story] | None = None  # (as parsed, in the benchmark's agent order)
     for sample, parsed in with_stories(samples, "tgtom"):
+        qtype = str(meta_field(sample, "question_type"))
+        story_id = str(meta_field(sample, "story_id"))
+        if isinstance(parsed, DataError):
+            yield unparsed(sample, story_id, qtype, parsed)
+            continue
         if last is None or last[0] is not parsed:
             last = (parsed, _with_agents(parsed, meta_field(sample, "agents")))
         story = last[1]
-        qtype = str(meta_field(sample, "question_type"))
         fields = meta_field(sample, "tgtom_fields")
         try:
             spec = tgtom_spec(qtype, fields, str(meta_field(sample, "object")))
@@ -104,7 +109,6 @@ def tgtom_items(samples: Iterable[Sample]) -> Iterator[CheckItem]:
             raise DataError(sample.id, None, "meta.tgtom_fields", f"no {err}") from err
         kind = str(meta_field(sample, "answer_kind"))
         question = sample.question.removesuffix("\n" + ANSWER_FORMATS.get(kind, ""))
-        story_id = str(meta_field(sample, "story_id"))
         yield CheckItem(story_id, qtype, question, story, spec, meta_field(sample, "gold"))
 
 

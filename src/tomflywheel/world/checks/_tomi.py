@@ -4,24 +4,46 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
+from tomflywheel.errors import DataError
 from tomflywheel.schema import Sample
-from tomflywheel.world.checks._item import CheckItem, meta_field, with_stories
+from tomflywheel.world.checks._item import CheckItem, Unparsed, meta_field, unparsed, with_stories
 from tomflywheel.world.language import parse_question
-from tomflywheel.world.model import Answer, Enter, Exit, Place
+from tomflywheel.world.model import Answer, Claim, Enter, Exit, Place
 from tomflywheel.world.physics import Profile
 
 
-def tomi_items(samples: Iterable[Sample]) -> Iterator[CheckItem]:
+def tomi_items(samples: Iterable[Sample]) -> Iterator[CheckItem | Unparsed]:
     """The check items of imported ToMi samples (question types from ``meta.question_type``).
 
+    A story or question that does not parse gives an :class:`Unparsed` record (with the file
+    line of the sentence, from ``meta.source_line``).
+
     Raises:
-        DataError: A sentence or question does not parse, or ``meta.question_type`` is missing.
+        DataError: ``meta.question_type`` is missing.
     """
     for sample, story in with_stories(samples, "tomi"):
-        spec = parse_question(sample.question, "tomi", story, source=sample.id)
         qtype = str(meta_field(sample, "question_type"))
+        try:
+            if isinstance(story, DataError):
+                raise story
+            spec = parse_question(sample.question, "tomi", story, source=sample.id)
+        except DataError as err:
+            yield unparsed(sample, sample.id, qtype, err, source_line=_file_line(sample, err))
+            continue
         gold = sample.answer.correct_answers[0]
         yield CheckItem(sample.id, qtype, sample.question, story, spec, gold)
+
+
+def _file_line(sample: Sample, error: DataError) -> int | None:
+    """The file line of the story line that failed: the question line minus the lines between."""
+    question_line = sample.meta.get("source_line")
+    if not isinstance(question_line, int):
+        return None
+    if error.field == "question":
+        return question_line
+    if error.line is None:
+        return None
+    return question_line - len(sample.story.splitlines()) - 1 + error.line
 
 
 def tomi_cause(item: CheckItem, derived: Answer, profile: Profile) -> str:
@@ -33,6 +55,17 @@ def tomi_cause(item: CheckItem, derived: Answer, profile: Profile) -> str:
     places = [event for event in story.events if isinstance(event, Place)]
     if len(chain) != 2 or not places:
         return "unexplained"
+    for event, line in zip(story.events, story.lines, strict=True):
+        if (
+            isinstance(event, Claim)
+            and (event.listener, event.speaker) == chain
+            and event.value == item.gold
+        ):
+            return (
+                f"tell: {event.speaker} told {event.listener} where the {event.subject} is "
+                f"(line {line}); ToMi's oracle also has {event.listener} think {event.speaker} "
+                "believes it, the engine's claim rules do not"
+            )
     room = places[0].room
     entered: set[str] = set()
     left: set[str] = set()

@@ -99,13 +99,23 @@ PHRASES: dict[str, tuple[str, ...]] = {
         "{agent} read the label on the {subject}, which says {value}.",
         "{agent} read the label of the {subject}: it says {value}.",
     ),
+    # ToMi's PeekAction (facebookresearch/ToMi tomi/actions.py): a private look at where an
+    # object is. The event names the object; the sentence names the container it is in.
+    "look_in": ("{agent} looked in the {container}.",),
+    "look_for": ("{agent} checked where the {subject} is.",),
 }
 """Templates by phrase key; the renderer maps each event to one key."""
 
 PARSE_ONLY: dict[str, tuple[str, ...]] = {
     "claim_public": ("{speaker} publicly claimed that {subject} is in the {value}.",),
+    # ToMi's LocationAction (tomi/actions.py): an agent already in the room when the story
+    # starts ("enter" in tomi/story.py writes it instead of "entered" for such an agent).
+    "located": ("{agent} is in the {room}.", "{agents} are in the {room}."),
+    # ToMi's TellAction (tomi/actions.py): the listener learns where the object really is.
+    "tell_where": ("{speaker} told {listener} where the {subject} is.",),
 }
-"""Benchmark wordings the parser accepts but the renderer never writes (Hi-ToM drops "the")."""
+"""Benchmark wordings the parser accepts but the renderer never writes (Hi-ToM drops "the";
+ToMi's agent locations and tells, whose events render in the other wordings)."""
 
 MOTIVES: tuple[tuple[str, str, str], ...] = (
     (

@@ -6,7 +6,11 @@ one (Hi-ToM's instruction line) and ``***`` separators are skipped. A sentence t
 template raises :class:`~tomflywheel.errors.DataError` naming it.
 
 The room of an unattributed placement ("The apple is in the box.") is not written: it is the
-room where most agents are at that point (ties: the room entered last).
+room where most agents are at that point (ties: the room entered last). Two ToMi sentences
+leave a value implicit too, read from where the story has put each object so far: "A looked in
+the box." is a look at every object in the box (nothing in it: a sentence that changes no
+fact, as ToMi's oracle has it), and "A told B where the apple is." is a private tell of the
+apple's true container.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from tomflywheel.errors import DataError
 from tomflywheel.world.language._phrases import MOTIVES, NOISE_PATTERNS, PARSE_ONLY, PHRASES
 from tomflywheel.world.model import (
     CONTENTS,
+    LOCATION,
     Claim,
     Distract,
     Enter,
@@ -40,7 +45,8 @@ Grammar = Literal["tomi", "hitom", "tgtom"]
 """The benchmark sentence grammars (each parser also reads the renderer's phrasings)."""
 
 NAME = r"[A-Z][A-Za-z'\-]*"
-TOKEN = r"[A-Za-z0-9_]+"
+TOKEN = r"[A-Za-z0-9_]+(?:-[A-Za-z0-9_]+)*"
+"""An object, container or room name: ``green_bucket``, ``TV_room``, ToMi's ``t-shirt``."""
 _FIELDS = {
     "agent": NAME,
     "speaker": NAME,
@@ -80,6 +86,8 @@ def _motive_tail() -> str:
 class _State:
     room_of: dict[str, str | None] = field(default_factory=dict)
     last_room: str | None = None
+    container_of: dict[str, str] = field(default_factory=dict)
+    """Object -> the container the story last put it in."""
 
     def busiest_room(self) -> str | None:
         counts: dict[str, int] = {}
@@ -93,7 +101,12 @@ class _State:
         return self.last_room if self.last_room in rooms else sorted(rooms)[0]
 
 
-Builder = Callable[[dict[str, str | None], _State], Event]
+Built = Event | tuple[Event, ...]
+Builder = Callable[[dict[str, str | None], _State], Built]
+
+
+class _Unmapped(ValueError):
+    """A sentence matched a template but the story so far cannot fill in what it implies."""
 
 
 def _names(text: str) -> tuple[str, ...]:
@@ -102,7 +115,8 @@ def _names(text: str) -> tuple[str, ...]:
 
 
 def _enter(g: dict[str, str | None], state: _State) -> Event:
-    agents = _names(g["agents"] or "")
+    # "{agent} is in the {room}." (ToMi) is an agent there from the start: an entry.
+    agents = _names(g.get("agents") or g.get("agent") or "")
     for agent in agents:
         state.room_of[agent] = g["room"]
     state.last_room = g["room"]
@@ -117,6 +131,7 @@ def _exit(g: dict[str, str | None], state: _State) -> Event:
 def _place(g: dict[str, str | None], state: _State) -> Event:
     agent = g.get("agent")
     room = g.get("room") or (state.room_of.get(agent) if agent else state.busiest_room())
+    state.container_of[g["obj"] or ""] = g["container"] or ""
     return Place(g["obj"] or "", g["container"] or "", room or "", agent)
 
 
@@ -138,6 +153,7 @@ def _claim(attribute: str) -> Builder:
 def _move(g: dict[str, str | None], state: _State) -> Event:
     helps = [value for key, value in g.items() if key.startswith("help") and value]
     hides = [value for key, value in g.items() if key.startswith("hide") and value]
+    state.container_of[g["obj"] or ""] = g["container"] or ""
     return Move(
         g["agent"] or "",
         g["obj"] or "",
@@ -145,6 +161,23 @@ def _move(g: dict[str, str | None], state: _State) -> Event:
         helps[0] if helps else None,
         hides[0] if hides else None,
     )
+
+
+def _look_in(g: dict[str, str | None], state: _State) -> Built:
+    """ToMi's peek: the agent alone sees where each object in the container is."""
+    agent, container = g["agent"] or "", g["container"] or ""
+    inside = [obj for obj, where in state.container_of.items() if where == container]
+    if not inside:  # ToMi's oracle then changes no belief
+        return Noise(f"{agent} looked in the {container}.", agent, (container,))
+    return tuple(Look(agent, obj, LOCATION) for obj in inside)
+
+
+def _tell_where(g: dict[str, str | None], state: _State) -> Event:
+    """ToMi's tell: the listener is told the object's true container (a private claim)."""
+    obj = g["subject"] or ""
+    if obj not in state.container_of:
+        raise _Unmapped(f"the story has not said where the {obj} is before this tell")
+    return Claim(g["speaker"] or "", obj, state.container_of[obj], g["listener"], LOCATION)
 
 
 _BUILDERS: dict[str, Builder] = {
@@ -168,14 +201,20 @@ _BUILDERS: dict[str, Builder] = {
     "look": lambda g, s: Look(g["agent"] or "", g["subject"] or ""),
     "look_through": lambda g, s: Look(g["agent"] or "", g["subject"] or "", transparent=True),
     "read": lambda g, s: Read(g["agent"] or "", g["subject"] or "", g["value"] or ""),
+    "look_in": _look_in,
+    "look_for": lambda g, s: Look(g["agent"] or "", g["subject"] or "", LOCATION),
+    "located": _enter,
+    "tell_where": _tell_where,
 }
 
 
 def _rules() -> list[tuple[re.Pattern[str], Builder | None]]:
     rules: list[tuple[re.Pattern[str], Builder | None]] = []
     tail = _motive_tail()
-    for key, templates in PHRASES.items():
-        for template in (*templates, *PARSE_ONLY.get(key, ())):
+    # The benchmarks' and renderer's wordings first, then the parse-only ones of other keys.
+    keys = [*PHRASES, *(key for key in PARSE_ONLY if key not in PHRASES)]
+    for key in keys:
+        for template in (*PHRASES.get(key, ()), *PARSE_ONLY.get(key, ())):
             if key == "move":
                 rules.append((_compile(template, tail), _move))
             else:
@@ -189,7 +228,7 @@ def _rules() -> list[tuple[re.Pattern[str], Builder | None]]:
 _RULES = _rules()
 
 
-def _sentence(text: str, pos: int, state: _State) -> tuple[Event, int] | None:
+def _sentence(text: str, pos: int, state: _State) -> tuple[tuple[Event, ...], int] | None:
     for pattern, build in _RULES:
         match = pattern.match(text, pos)
         if match is None:
@@ -200,8 +239,10 @@ def _sentence(text: str, pos: int, state: _State) -> tuple[Event, int] | None:
         groups = match.groupdict()
         if build is None:
             mention = groups.get("mention")
-            return Noise(match.group(0), groups.get("agent"), (mention,) if mention else ()), end
-        return build(groups, state), end
+            noise = Noise(match.group(0), groups.get("agent"), (mention,) if mention else ())
+            return (noise,), end
+        built = build(groups, state)
+        return (built if isinstance(built, tuple) else (built,)), end
     return None
 
 
@@ -232,7 +273,8 @@ def parse_story(text: str, grammar: Grammar = "tomi", *, source: str = "<story>"
         source: Where the text came from, for error messages.
 
     Raises:
-        DataError: A sentence matches no template (the message quotes it and its line).
+        DataError: A sentence matches no template (the message quotes it and its line), or
+            a ToMi tell names an object the story has not placed yet.
     """
     state = _State()
     events: list[Event] = []
@@ -245,14 +287,16 @@ def parse_story(text: str, grammar: Grammar = "tomi", *, source: str = "<story>"
                 pos += 1
             if pos >= len(body):
                 break
-            found = _sentence(body, pos, state)
+            line = number or counter + 1
+            try:
+                found = _sentence(body, pos, state)
+            except _Unmapped as err:
+                raise DataError(source, line, None, f"{grammar}: {err}") from err
             if found is None:
-                snippet = body[pos:].split(". ")[0][:120]
-                raise DataError(
-                    source, number or counter + 1, None, f"{grammar}: cannot parse {snippet!r}"
-                )
-            event, pos = found
+                snippet = body[pos:].splitlines()[0].split(". ")[0][:120]
+                raise DataError(source, line, None, f"{grammar}: cannot parse {snippet!r}")
+            built, pos = found
             counter += 1
-            events.append(event)
-            lines.append(number if number is not None else counter)
+            events.extend(built)
+            lines.extend([number if number is not None else counter] * len(built))
     return Story(tuple(events), tuple(lines))

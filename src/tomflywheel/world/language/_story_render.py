@@ -15,6 +15,7 @@ from tomflywheel.world.language._question_text import Style
 from tomflywheel.world.language._story_parser import _State
 from tomflywheel.world.model import (
     CONTENTS,
+    LOCATION,
     Claim,
     Enter,
     Event,
@@ -48,6 +49,8 @@ def _key(event: Event, state: _State) -> str:
             return "state_by" if state.room_of.get(event.agent) == event.room else "state_by_room"
         return "state" if state.busiest_room() == event.room else "state_room"
     if isinstance(event, Look):
+        if event.attribute == LOCATION:  # ToMi's peek names the container the object is in
+            return "look_in" if event.subject in state.container_of else "look_for"
         return "look_through" if event.transparent else "look"
     if isinstance(event, Claim):
         kind = "claim_public" if event.listener is None else "claim_private"
@@ -88,6 +91,10 @@ def render_event(
         state.last_room = event.room
     elif isinstance(event, Exit):
         state.room_of[event.agent] = None
+    elif isinstance(event, Place | Move):
+        state.container_of[event.obj] = event.container
+    elif key == "look_in":
+        values["container"] = state.container_of[event.subject]  # type: ignore[union-attr]
     text = template.format(**{k: v for k, v in values.items() if v is not None})
     if isinstance(event, Move):
         help_only, hide_only, both = MOTIVES[min(family, len(MOTIVES) - 1)]
