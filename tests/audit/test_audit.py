@@ -161,3 +161,20 @@ def test_every_heuristic_is_documented():
     docs = (Path(__file__).resolve().parents[2] / "docs" / "audit.md").read_text(encoding="utf-8")
     for name in HEURISTICS.names():
         assert f"- `{name}`" in docs
+
+
+def test_convention_free_items_are_those_whose_gold_the_engine_derives():
+    sample = _tomi(3)[4]
+    assert audit_item(sample).convention_free is True
+    wrong = sample.model_copy(
+        update={"answer": Answer(correct_answers=["nowhere_box"]), "id": "relabelled"}
+    )
+    assert audit_item(wrong).convention_free is False
+    unreadable = Sample(
+        id="x",
+        story="A poem.",
+        question="Why?",
+        answer=Answer(correct_answers=["because"]),
+        meta={"dataset": "custom"},
+    )
+    assert audit_item(unreadable).convention_free is None

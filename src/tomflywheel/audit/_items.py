@@ -16,7 +16,7 @@ from tomflywheel.asking import normalize, shuffle_options
 from tomflywheel.audit._mentions import mention_positions
 from tomflywheel.errors import DataError
 from tomflywheel.schema import QAKind, Sample
-from tomflywheel.world import Answerer, QuestionSpec, sample_spec
+from tomflywheel.world import Answerer, QuestionSpec, answer_text, sample_spec
 
 _MIND_SUFFIX = re.compile(r"(_\d+)?_(no_)?tom$")
 _WORLD_KINDS = ("reality", "memory")
@@ -65,6 +65,8 @@ class AuditItem:
     ``None`` when the engine cannot read the story."""
     mentions: tuple[tuple[int, ...], ...] = ()
     """For each candidate, the word positions where the story names it."""
+    engine_answer: str | None = None
+    """The answer the engine derives under its principled ``default`` profile."""
 
     @property
     def asks_mind(self) -> bool:
@@ -77,6 +79,16 @@ class AuditItem:
         if self.reality is None or not self.asks_mind or self.asks is None:
             return None
         return normalize(self.reality) not in self.golds
+
+    @property
+    def convention_free(self) -> bool | None:
+        """The engine's principled answer is the benchmark's gold (``None``: cannot tell).
+
+        Items where they differ depend on the benchmark's labelling convention (ToMi's
+        generator lets a third agent's entry update beliefs); a lift on principled data is
+        measured on convention-free items.
+        """
+        return None if self.engine_answer is None else self.is_gold(self.engine_answer)
 
     def is_gold(self, answer: str | None) -> bool:
         """Whether an answer (text) is a correct one."""
@@ -92,30 +104,40 @@ def _candidates(sample: Sample) -> tuple[str, ...]:
     return ()
 
 
-def _world_facts(sample: Sample) -> tuple[str | None, str | None, str | None]:
-    """(reality, first value, question kind) from the engine, or Nones when it cannot read it."""
+@dataclass(frozen=True, slots=True)
+class _Facts:
+    reality: str | None = None
+    first_value: str | None = None
+    asks: str | None = None
+    engine_answer: str | None = None
+
+
+def _world_facts(sample: Sample) -> _Facts:
+    """What the engine reads in the sample (nothing when it cannot read the story)."""
     try:
         story, spec = sample_spec(sample)
     except (DataError, ValueError, KeyError):
-        return None, None, None
+        return _Facts()
+    target = spec.edit.apply(story) if spec.edit is not None else story
+    answerer = Answerer(target, "default", "graph")
+    derived = answerer.answer(spec)
+    engine_answer = answer_text(derived) if derived is not None else None
     if spec.attribute not in ("location", "contents") or spec.kind not in (
         "reality",
         "memory",
         "belief",
     ):
-        return None, None, spec.kind
-    target = spec.edit.apply(story) if spec.edit is not None else story
-    answerer = Answerer(target, "default", "graph")
+        return _Facts(asks=spec.kind, engine_answer=engine_answer)
     facts = [
         answerer.answer(QuestionSpec(kind, spec.subject, spec.attribute)) for kind in _WORLD_KINDS
     ]
     reality, first = (value if isinstance(value, str) else None for value in facts)
-    return reality, first, spec.kind
+    return _Facts(reality, first, spec.kind, engine_answer)
 
 
 def audit_item(sample: Sample) -> AuditItem:
     """The audit's view of one sample."""
-    reality, first, asks = _world_facts(sample)
+    facts = _world_facts(sample)
     shown = tuple(shuffle_options(sample).options) if sample.kind is not QAKind.OPEN else None
     candidates = _candidates(sample)
     return AuditItem(
@@ -124,9 +146,10 @@ def audit_item(sample: Sample) -> AuditItem:
         candidates=candidates,
         shown=shown,
         golds=frozenset(normalize(g) for g in sample.answer.correct_answers),
-        reality=reality,
-        first_value=first,
-        asks=asks,
+        reality=facts.reality,
+        first_value=facts.first_value,
+        asks=facts.asks,
+        engine_answer=facts.engine_answer,
         mentions=mention_positions(sample.story, candidates),
     )
 
