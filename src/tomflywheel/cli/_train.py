@@ -11,6 +11,7 @@ from rich.table import Table
 
 from tomflywheel.cli._common import ConfigOption, err, load, out, status
 from tomflywheel.config import DEFAULT_CONFIG
+from tomflywheel.llm import ensure_default_model
 from tomflywheel.report import progress_bar
 from tomflywheel.train import TrainResult, TrainSettings, train_model
 
@@ -114,8 +115,6 @@ def train_command(
     except ValueError as error:
         raise typer.BadParameter(str(error)) from error
     if base is None:
-        from tomflywheel.llm import ensure_default_model
-
         base = ensure_default_model(on_status=status)
     status(f"fine-tuning {base} on {data} → {out_dir}")
     with progress_bar("train", console=err, fields=("loss",)) as update:

@@ -6,6 +6,7 @@ import contextlib
 import hashlib
 import logging
 import time
+from importlib.metadata import PackageNotFoundError, version
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -166,8 +167,6 @@ def train_model(
 
 
 def _versions() -> dict[str, str]:
-    from importlib.metadata import PackageNotFoundError, version
-
     found: dict[str, str] = {}
     for name in ("torch", "transformers", "peft"):
         with contextlib.suppress(PackageNotFoundError):
