@@ -53,8 +53,11 @@ def test_every_kind_of_dataset_is_predicted_judged_and_scored(finished):
         assert len({p["sample_id"] for p in predictions}) == n
         metrics = json.loads((root / label / "metrics.json").read_text(encoding="utf-8"))
         counts = metrics["counts"]
-        assert counts["correct"] + counts["incorrect"] + counts["unjudged"] + counts["error"] == n
-        assert metrics["overall"]["n"] == counts["correct"] + counts["incorrect"]
+        # Issue 18: ambiguous replies are counted apart and scored as wrong.
+        assert sum(counts.values()) == n
+        assert (
+            metrics["overall"]["n"] == counts["correct"] + counts["incorrect"] + counts["ambiguous"]
+        )
     hitom = _lines(root / "hitom_choice" / "prediction.jsonl")
     assert all(len(p["options"]) == 15 and len(p["gold_letters"]) == 1 for p in hitom)
     kosinski = _lines(root / "kosinski_completion" / "prediction.jsonl")
