@@ -146,12 +146,16 @@ def sample_browser(
     samples_by_dataset: dict[str, list[dict[str, Any]]],
     *,
     verdicts: Sequence[str] = ("correct", "incorrect", "ambiguous", "unjudged", "error"),
+    columns: tuple[str, str, str, str] = ("id", "question", "output", "verdict"),
 ) -> str:
     """The per-sample browser: dataset and verdict filters, search, and a detail pane.
 
     Each row has ``id``, ``story``, ``question``, ``options``, ``gold``, ``output``,
     ``verdict`` and optionally ``match``, ``reason``, ``failure`` and ``details``.
+    ``columns`` names the list's four columns for what they hold (``id``, ``question``,
+    ``output``, ``verdict`` of each row).
     """
+    head = "".join(f"<th>{esc(c)}</th>" for c in columns)
     options = "".join(
         f'<option value="{esc(v)}">{esc(v) or "all"}</option>' for v in ("", *verdicts)
     )
@@ -160,7 +164,7 @@ def sample_browser(
         f'<select id="verdict">{options}</select>'
         '<input id="q" placeholder="search id, question, output"></div>'
         '<div class="grid"><div class="card" style="max-height:520px;overflow:auto">'
-        "<table><thead><tr><th>id</th><th>question</th><th>output</th><th>verdict</th></tr>"
+        f"<table><thead><tr>{head}</tr>"
         '</thead><tbody id="sample-list"></tbody></table></div>'
         '<div class="card" id="detail"><p class="note">Click a row to see the sample.</p></div>'
         "</div>"
