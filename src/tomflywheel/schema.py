@@ -202,7 +202,8 @@ class Judgment(BaseModel):
     reason: str | None = None
     """The LLM judge's one-sentence reason."""
     failure: str | None = None
-    """Why the judge gave no verdict (with ``unjudged``)."""
+    """Why the judge gave no verdict (with ``unjudged``, or with ``judge_verdict: unjudged`` on
+    an item the rules decided)."""
     raw_judge_output: str | None = None
     """The judge's last reply when it failed to validate."""
 

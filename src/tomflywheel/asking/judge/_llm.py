@@ -183,6 +183,8 @@ def _judge_fields(asked: Judgment) -> dict[str, Any]:
         "judge_answer": asked.judge_answer,
         "reason": asked.reason,
         "raw_judge_output": asked.raw_judge_output,
+        # Why the judge's reply was not usable (evidence for the calibration figure).
+        "failure": asked.failure,
     }
 
 
