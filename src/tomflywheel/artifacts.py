@@ -20,6 +20,7 @@ from tomflywheel._io import (
     atomic_write_json,
     atomic_write_text,
     read_jsonl,
+    read_text,
     timestamp_name,
     write_jsonl_atomic,
 )
@@ -106,7 +107,7 @@ def open_experiment(settings: Settings, exp_dir: Path | None) -> Experiment:
     snapshot = settings.snapshot()
     config_path = experiment.root / CONFIG_FILE
     if config_path.exists():
-        earlier = yaml.safe_load(config_path.read_text(encoding="utf-8")) or {}
+        earlier = yaml.safe_load(read_text(config_path)) or {}
         changed = [
             ".".join(path)
             for path in _FINGERPRINT_KEYS
@@ -134,7 +135,7 @@ def experiment_settings(exp_dir: Path) -> Settings:
     path = Path(exp_dir) / CONFIG_FILE
     if not path.exists():
         raise ConfigError(f"{exp_dir}: not an experiment folder (no {CONFIG_FILE})")
-    return parse_settings(path.read_text(encoding="utf-8"), path)
+    return parse_settings(read_text(path), path)
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
+from tomflywheel._io import read_text
 from tomflywheel.cli._common import out
 from tomflywheel.errors import ConfigError
 from tomflywheel.schema import read_samples
@@ -21,7 +22,7 @@ def _params(text: str | None) -> dict[str, Any]:
     if not text:
         return {}
     source = Path(text)
-    raw = source.read_text(encoding="utf-8") if source.is_file() else text
+    raw = read_text(source) if source.is_file() else text
     try:
         data = json.loads(raw)
     except json.JSONDecodeError as err:

@@ -250,7 +250,7 @@ def import_opentom(
     for tag, table in tables.items():
         if extra := sorted(set(table) - set(stories)):
             # The official runner only reads the stories of the metadata file, too.
-            logger.info("%s: %d story ids not in %s, skipped", files[tag], len(extra), meta_path)
+            logger.warning("%s: %d story ids not in %s, skipped", files[tag], len(extra), meta_path)
     prefix = "opentom-long" if narrative == "long" else "opentom"
     for key in sorted(stories):
         for tag, spec in QUESTION_FILES.items():
