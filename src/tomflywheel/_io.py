@@ -16,7 +16,7 @@ from typing import Any, TypeVar, overload
 
 from pydantic import BaseModel, ValidationError
 
-from tomflywheel.errors import DataError
+from tomflywheel.errors import DataError, PathError
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -100,6 +100,39 @@ def decode_utf8(data: bytes, path: Path | str) -> str:
         return data.decode("utf-8")
     except UnicodeDecodeError as err:
         raise not_utf8(path, data) from err
+
+
+def require_folder(path: Path | str, what: str = "folder") -> Path:
+    """``path`` if it is an existing folder.
+
+    Raises:
+        PathError: It does not exist, or is not a folder; ``what`` names what was expected.
+    """
+    path = Path(path)
+    if not path.exists():
+        raise PathError(path, None, None, f"no such {what}")
+    if not path.is_dir():
+        raise PathError(path, None, None, f"not a folder (expected the {what})")
+    return path
+
+
+def require_writable(path: Path | str) -> Path:
+    """``path`` if it can be created or written: checked before a long job, not after.
+
+    Raises:
+        PathError: An ancestor in the way is a file, or the nearest existing folder is not
+            writable.
+    """
+    path = Path(path)
+    existing = path
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if existing != path and not existing.is_dir():
+        raise PathError(existing, None, None, f"not a folder, so {path} cannot be made in it")
+    folder = existing if existing.is_dir() else existing.parent
+    if not os.access(folder, os.W_OK):
+        raise PathError(folder, None, None, "no permission to write here")
+    return path
 
 
 def iter_jsonl(

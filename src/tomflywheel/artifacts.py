@@ -21,12 +21,13 @@ from tomflywheel._io import (
     atomic_write_text,
     read_jsonl,
     read_text,
+    require_folder,
     timestamp_name,
     write_jsonl_atomic,
 )
 from tomflywheel.config import DatasetRef, Settings, parse_settings
 from tomflywheel.datasets import TaskSpec, task_for_sample
-from tomflywheel.errors import ConfigError
+from tomflywheel.errors import ConfigError, UserInputError
 from tomflywheel.schema import Judgment, Prediction, Sample, read_samples
 
 logger = logging.getLogger(__name__)
@@ -185,11 +186,12 @@ def load_saved_datasets(
     Raises:
         ConfigError: No evaluated dataset in the folder (or a requested label is missing).
     """
+    require_folder(experiment.root, "experiment folder")
     found = sorted(p.parent.name for p in experiment.root.glob(f"*/{DATASET_FILE}"))
     wanted = labels or found
     missing = [label for label in wanted if label not in found]
     if missing or not wanted:
-        raise ConfigError(
+        raise UserInputError(
             f"{experiment.root}: no evaluated dataset {', '.join(missing) or ''} here "
             f"(found: {', '.join(found) or 'none'})"
         )

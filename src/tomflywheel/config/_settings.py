@@ -16,7 +16,7 @@ from tomflywheel.config._filter import FilterSettings
 from tomflywheel.config._llm import EmbeddedServerSettings, LLMSettings
 from tomflywheel.config._loop import FeedbackSettings, FlywheelSettings
 from tomflywheel.config._train import TrainSettings
-from tomflywheel.errors import ConfigError
+from tomflywheel.errors import ConfigError, UserInputError
 
 
 class Settings(Strict):
@@ -120,5 +120,5 @@ def load_settings(path: Path) -> Settings:
     try:
         text = read_text(path)
     except OSError as err:
-        raise ConfigError(f"{path}: cannot read config ({err.strerror})") from err
+        raise UserInputError(f"{path}: cannot read config ({err.strerror})") from err
     return parse_settings(text, path)

@@ -13,7 +13,7 @@ from typing import Any, Literal
 from pydantic import ValidationError
 
 from tomflywheel._io import read_text, utf8_errors, validation_error_field
-from tomflywheel.errors import DataError
+from tomflywheel.errors import DataError, PathError
 from tomflywheel.schema import Answer, Sample
 
 _SLUG = re.compile(r"[^0-9a-z]+")
@@ -239,7 +239,7 @@ def find_source(source: Path, candidates: Sequence[str], *, what: str) -> Path:
             if (source / candidate).is_file():
                 return source / candidate
         raise DataError(source, None, None, f"no {what} here (looked for {', '.join(candidates)})")
-    raise DataError(source, None, None, "no such file or folder")
+    raise PathError(source, None, None, "no such file or folder")
 
 
 def slug(value: str) -> str:

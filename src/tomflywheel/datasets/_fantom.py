@@ -32,7 +32,7 @@ from tomflywheel.datasets._common import (
 )
 from tomflywheel.datasets._registry import IMPORTERS
 from tomflywheel.datasets._task import register_task
-from tomflywheel.errors import DataError
+from tomflywheel.errors import DataError, PathError
 from tomflywheel.schema import Sample
 
 logger = logging.getLogger(__name__)
@@ -75,7 +75,7 @@ def _load_sets(source: Path) -> tuple[Path, list[Any]]:
             raise DataError(source, None, None, "no fantom_v1.json or fantom.tar.gz here")
         path = found[0]
     if not path.is_file():
-        raise DataError(path, None, None, "no such file or folder")
+        raise PathError(path, None, None, "no such file or folder")
     if path.name.endswith((".tar.gz", ".tgz")):
         return _read_archive(path)
     return path, _records(path, read_json(path))

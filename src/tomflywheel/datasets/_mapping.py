@@ -64,7 +64,7 @@ from tomflywheel.datasets._records import (
 )
 from tomflywheel.datasets._registry import IMPORTERS
 from tomflywheel.datasets._task import TASKS
-from tomflywheel.errors import ConfigError, DataError
+from tomflywheel.errors import ConfigError, PathError, UserInputError
 from tomflywheel.schema import Sample
 
 FieldRef = str | list[str]
@@ -164,7 +164,7 @@ def load_mapping(path: Path) -> Mapping:
     try:
         raw = yaml.safe_load(read_text(path))
     except OSError as err:
-        raise ConfigError(f"{path}: cannot read the mapping ({err.strerror})") from err
+        raise UserInputError(f"{path}: cannot read the mapping ({err.strerror})") from err
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         where = f":{mark.line + 1}" if mark is not None else ""
@@ -315,7 +315,7 @@ def import_mapping(source: Path, *, mapping: Path) -> Iterator[Sample]:
         task["prompt_kind"] = "mixed" if has_choices else "open"
     path = Path(source)
     if not path.is_file():
-        raise DataError(path, None, None, "no such file")
+        raise PathError(path, None, None, "no such file")
     records = with_default_ids(read_records(path, spec, kind_of(path, spec), _columns(spec)), spec)
     if spec.join is not None:
         joined_path, table = join_table(spec.join, path.parent)

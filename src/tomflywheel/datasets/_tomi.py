@@ -20,7 +20,7 @@ from tomflywheel.datasets._common import (
 )
 from tomflywheel.datasets._registry import IMPORTERS
 from tomflywheel.datasets._task import register_task
-from tomflywheel.errors import DataError
+from tomflywheel.errors import DataError, PathError
 from tomflywheel.schema import Sample
 
 QUESTION_TYPES = (
@@ -149,7 +149,7 @@ def tomi_splits(source: Path) -> list[str]:
     """
     folder = Path(source)
     if not folder.is_dir():
-        raise DataError(folder, None, None, "not a folder")
+        raise PathError(folder, None, None, "not a folder")
     splits = sorted(SPLITS)
     found = [s for s in splits if any((folder / name).is_file() for name in _split_names(s))]
     if not found:
