@@ -243,3 +243,16 @@ def test_the_sweep_covers_every_path_of_every_command():
     # The sweep names an importer, generator or benchmark after the group path; drop it.
     covered = {(cmd[:2] if cmd[0] in ("datasets", "world") else cmd, flag) for cmd, flag in covered}
     assert wanted - covered == set()
+
+
+def test_verbose_shows_the_traceback_before_the_line(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("COLUMNS", "400")
+    (tmp_path / "a_file.txt").write_text("x\n", encoding="utf-8")
+    out = tmp_path / "a_file.txt" / "out.jsonl"
+    for verbose in ([], ["-v"]):
+        with pytest.raises(SystemExit) as info:
+            main([*verbose, "datasets", "generate", "tomi", "--n", "1", "--out", str(out)])
+        stderr = capsys.readouterr().err
+        assert info.value.code == 2
+        assert ("Traceback" in stderr) == bool(verbose)
+        assert stderr.strip().splitlines()[-1].startswith(f"error: {tmp_path / 'a_file.txt'}: ")
