@@ -8,7 +8,7 @@ from typing import Any
 
 import yaml
 
-from tomflywheel._io import atomic_write_text
+from tomflywheel._io import atomic_write_text, require_folder
 from tomflywheel.artifacts import Experiment, read_judgments, read_predictions
 from tomflywheel.report._html import Bar, bar_chart, esc, page, sample_browser, table_html
 from tomflywheel.report._judge import calibration_text, judge_notes
@@ -136,7 +136,7 @@ def _dataset_section(metrics: dict[str, Any]) -> str:
 
 def write_experiment_report(experiment: Experiment) -> list[Path]:
     """Write ``tables/`` and ``report.html`` of an experiment from its artifacts (no request)."""
-    root = experiment.root
+    root = require_folder(experiment.root, "experiment folder")
     all_metrics = [_load_json(p) for p in sorted(root.glob("*/metrics.json"))]
     written = write_tables(root / "tables", all_metrics)
     config = (
