@@ -1,4 +1,4 @@
-"""The saved folder of a LoRA run computes what the adapter model computed: merging loses nothing."""
+"""The saved folder of a LoRA run computes what the adapter model did: merging loses nothing."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Two data-parallel processes on this CPU (torchrun, gloo): the loss falls, the folder is written."""
+"""Two data-parallel processes on this CPU (torchrun, gloo): the loss falls, a folder is written."""
 
 from __future__ import annotations
 

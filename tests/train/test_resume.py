@@ -53,9 +53,10 @@ def test_a_killed_run_resumes_and_ends_with_the_same_losses(tmp_path, tiny_model
         assert first.stdout is not None
         for line in first.stdout:
             # Step 5 is logged after step 4's checkpoint was written: kill it mid-run.
-            if line.startswith(PROGRESS_PREFIX) and json.loads(line[len(PROGRESS_PREFIX) :])[
-                "done"
-            ] >= 5:
+            if (
+                line.startswith(PROGRESS_PREFIX)
+                and json.loads(line[len(PROGRESS_PREFIX) :])["done"] >= 5
+            ):
                 first.send_signal(signal.SIGKILL)
                 break
         first.wait()

@@ -16,8 +16,8 @@ from tomflywheel.train._data import (
     build_examples,
     encode_messages,
     sample_messages,
+    total_steps,
 )
-from tomflywheel.train._data import total_steps
 from tomflywheel.train._model import MANIFEST_NAME
 from tomflywheel.train._sft import TrainProgress, TrainResult, train_model
 

@@ -81,4 +81,6 @@ def launch_processes(
             code = process.wait()
         if code != 0:
             tail = errors.read_text(encoding="utf-8", errors="replace")[-3000:]
-            raise ConfigError(f"training in {processes} processes failed (exit code {code}):\n{tail}")
+            raise ConfigError(
+                f"training in {processes} processes failed (exit code {code}):\n{tail}"
+            )

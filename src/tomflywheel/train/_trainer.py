@@ -24,9 +24,10 @@ from tomflywheel.train._model import Placement, lora_config
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from datasets import Dataset
     from transformers import PreTrainedModel, PreTrainedTokenizerBase
     from trl import SFTTrainer
+
+    from datasets import Dataset
 
 _SCHEDULES = {"constant": "constant_with_warmup", "linear": "linear", "cosine": "cosine"}
 """Our schedule names as transformers calls them (every one warms up first)."""
