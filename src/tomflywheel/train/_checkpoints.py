@@ -86,5 +86,6 @@ def clear_checkpoints(folder: Path) -> None:
         if _CHECKPOINT.match(path.name) or path.name.startswith("tmp-checkpoint-"):
             shutil.rmtree(path, ignore_errors=True)
     (folder / FINGERPRINT_NAME).unlink(missing_ok=True)
+    (folder / "README.md").unlink(missing_ok=True)  # TRL's model card, written with each checkpoint
     if not any(folder.iterdir()):
         folder.rmdir()
