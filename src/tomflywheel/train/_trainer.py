@@ -68,8 +68,9 @@ def examples_dataset(examples: Sequence[EncodedExample]) -> Dataset:
     ``completion_mask`` marks the tokens that carry loss; with ``completion_only_loss`` TRL turns
     it into labels (``-100`` elsewhere), the same labels ``encode_messages`` gives.
     """
-    from datasets import Dataset  # heavy (pyarrow, pandas): only when a run starts
+    from datasets import Dataset, disable_progress_bars
 
+    disable_progress_bars()  # TRL maps the dataset in a few passes; the caller draws progress
     return Dataset.from_dict(
         {
             "input_ids": [list(example.input_ids) for example in examples],
