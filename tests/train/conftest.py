@@ -69,3 +69,36 @@ def train_file(tmp_path: Path) -> Path:
     path = tmp_path / "train.jsonl"
     write_jsonl_atomic(path, tomi_style_samples(16))
     return path
+
+
+def make_tiny_model(folder: Path, base_model: Path) -> Path:
+    """A 2-layer random Llama with the bundled model's tokenizer and chat template."""
+    from transformers import AutoTokenizer, LlamaConfig, LlamaForCausalLM
+
+    from tomflywheel._rng import stable_seed
+
+    tokenizer = AutoTokenizer.from_pretrained(str(base_model))
+    config = LlamaConfig(
+        vocab_size=len(tokenizer),
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        max_position_embeddings=1024,
+        tie_word_embeddings=True,
+        bos_token_id=tokenizer.bos_token_id,
+        eos_token_id=tokenizer.eos_token_id,
+    )
+    import torch
+
+    torch.manual_seed(stable_seed("test-tiny-model", 0) % 2**32)
+    LlamaForCausalLM(config).save_pretrained(str(folder))
+    tokenizer.save_pretrained(str(folder))
+    return folder
+
+
+@pytest.fixture(scope="session")
+def tiny_model(base_model: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A tiny random Llama folder (fast to train) speaking the bundled model's chat format."""
+    return make_tiny_model(tmp_path_factory.mktemp("tiny-model"), base_model)

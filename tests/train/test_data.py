@@ -20,7 +20,6 @@ from tomflywheel.train import (
     sample_messages,
     total_steps,
 )
-from tomflywheel.train._loop import lr_factor
 
 SOURCE = Path("train.jsonl")
 
@@ -165,13 +164,8 @@ def test_steps_override_epochs():
     assert total_steps(16, TrainSettings(epochs=2, batch_size=4)) == 8
     assert total_steps(16, TrainSettings(epochs=1, batch_size=5, gradient_accumulation=2)) == 2
     assert total_steps(16, TrainSettings(steps=3, epochs=5)) == 3
-
-
-def test_the_learning_rate_warms_up_then_decays():
-    factors = [lr_factor(s, total=6, warmup=2, schedule="linear") for s in range(6)]
-    assert factors == pytest.approx([1 / 3, 2 / 3, 1.0, 0.75, 0.5, 0.25])
-    assert lr_factor(5, total=6, warmup=0, schedule="constant") == 1.0
-    assert lr_factor(2, total=6, warmup=0, schedule="cosine") == pytest.approx(0.75)
+    # Each of 2 processes takes its own micro-batch: an epoch is half the steps.
+    assert total_steps(16, TrainSettings(epochs=2, batch_size=4), processes=2) == 4
 
 
 def test_the_default_learning_rate_depends_on_lora():

@@ -8,7 +8,7 @@ import pytest
 
 from tomflywheel.errors import ConfigError
 from tomflywheel.train import LoraSettings, _model
-from tomflywheel.train._model import add_lora, check_output_folder
+from tomflywheel.train._model import check_output_folder, lora_config
 
 
 def test_a_non_empty_output_folder_is_not_overwritten_by_default(tmp_path):
@@ -28,4 +28,4 @@ def test_lora_without_peft_is_a_clear_config_error(monkeypatch):
         lambda name, *a: None if name == "peft" else real(name, *a),
     )
     with pytest.raises(ConfigError, match=r"LoRA needs the optional `peft` package"):
-        add_lora(None, LoraSettings(enabled=True))  # type: ignore[arg-type]
+        lora_config(LoraSettings(enabled=True))

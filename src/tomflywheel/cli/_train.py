@@ -9,11 +9,12 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from tomflywheel.cli._common import ConfigOption, err, load, out, status
+from tomflywheel.cli._common import ConfigOption, err, load, out, status, with_flags
 from tomflywheel.config import DEFAULT_CONFIG
 from tomflywheel.llm import ensure_default_model
 from tomflywheel.report import progress_bar
-from tomflywheel.train import TrainResult, TrainSettings, train_model
+from tomflywheel.train import TrainResult, train_model
+from tomflywheel.train._launch import is_main_process
 
 
 def _print_summary(result: TrainResult) -> None:
@@ -91,6 +92,28 @@ def train_command(
         int | None,
         typer.Option(min=1, help="CPU threads for torch (default: torch's; 1 on a busy machine)."),
     ] = None,
+    gradient_checkpointing: Annotated[
+        bool | None,
+        typer.Option(
+            "--gradient-checkpointing/--no-gradient-checkpointing",
+            help="Recompute activations in the backward pass (less memory, more time).",
+        ),
+    ] = None,
+    save_steps: Annotated[
+        int | None,
+        typer.Option(
+            min=1,
+            help="Checkpoint every N steps into <out>.checkpoints; the same command resumes.",
+        ),
+    ] = None,
+    num_processes: Annotated[
+        int | None,
+        typer.Option(min=1, help="Data-parallel processes (torchrun; gloo on CPU, NCCL on GPUs)."),
+    ] = None,
+    report_to: Annotated[
+        str | None,
+        typer.Option(help="none or tensorboard (event files under <out>.checkpoints/runs)."),
+    ] = None,
     overwrite: Annotated[
         bool, typer.Option(help="Replace --out if it exists and is not empty.")
     ] = False,
@@ -98,26 +121,30 @@ def train_command(
     """Fine-tune a causal LM on training samples, prompted as the evaluation prompts them."""
     loaded = load(config)
     eval_settings = loaded.eval
-    flags = {
-        "steps": steps,
-        "epochs": epochs,
-        "batch_size": batch_size,
-        "gradient_accumulation": gradient_accumulation,
-        "learning_rate": learning_rate,
-        "seed": seed,
-        "max_length": max_length,
-        "rationale": rationale,
-        "device": device,
-        "threads": threads,
-    }
-    lora_flags = {"enabled": lora, "rank": lora_rank, "alpha": 2 * lora_rank if lora_rank else None}
-    try:
-        base_settings = loaded.train.model_dump()
-        base_settings.update({k: v for k, v in flags.items() if v is not None})
-        base_settings["lora"].update({k: v for k, v in lora_flags.items() if v is not None})
-        settings = TrainSettings.model_validate(base_settings)
-    except ValueError as error:
-        raise typer.BadParameter(str(error)) from error
+    settings = with_flags(
+        loaded.train,
+        {
+            "steps": steps,
+            "epochs": epochs,
+            "batch_size": batch_size,
+            "gradient_accumulation": gradient_accumulation,
+            "learning_rate": learning_rate,
+            "seed": seed,
+            "max_length": max_length,
+            "rationale": rationale,
+            "device": device,
+            "threads": threads,
+            "gradient_checkpointing": gradient_checkpointing,
+            "save_steps": save_steps,
+            "num_processes": num_processes,
+            "report_to": report_to,
+            "lora": {
+                "enabled": lora,
+                "rank": lora_rank,
+                "alpha": 2 * lora_rank if lora_rank else None,
+            },
+        },
+    )
     if base is None:
         base = ensure_default_model(on_status=status)
     status(f"fine-tuning {base} on {data} → {out_dir}")
@@ -131,4 +158,5 @@ def train_command(
             on_progress=lambda done, total, loss: update(done, total, loss=f"{loss:.4f}"),
             overwrite=overwrite,
         )
-    _print_summary(result)
+    if is_main_process():  # under `accelerate launch`, every process runs this command
+        _print_summary(result)

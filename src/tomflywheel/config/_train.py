@@ -76,6 +76,17 @@ class TrainSettings(BaseModel):
     """Recompute activations in the backward pass: less memory, ~30% more time."""
     deterministic: bool = True
     """Ask torch for deterministic kernels (same seed, same data, same device: same losses)."""
+    save_steps: int | None = Field(default=None, ge=1)
+    """Write a checkpoint every this many steps into ``<out>.checkpoints/``; a run restarted with
+    the same data and settings resumes from the last one. ``null``: no checkpoints."""
+    num_processes: int = Field(default=1, ge=1)
+    """Data-parallel processes (one per GPU; on a CPU they share its cores). Each takes
+    ``batch_size`` samples per micro-batch, so a step sees ``num_processes`` times more."""
+    padding_free: bool = False
+    """Concatenate a micro-batch into one row without padding (TRL's padding-free mode)."""
+    report_to: Literal["none", "tensorboard"] = "none"
+    """Experiment tracking: ``tensorboard`` writes event files (offline) under
+    ``<out>.checkpoints/runs``; nothing is sent anywhere."""
 
     def effective_learning_rate(self) -> float:
         """The peak learning rate, with the default that fits full or LoRA fine-tuning."""

@@ -2,8 +2,9 @@
 
 Public API: ``train_model`` (one run: data + base folder in, servable folder out), its settings
 (``TrainSettings``, ``LoraSettings``) and result (``TrainResult``), and the data helpers the run
-uses (``build_examples``, ``encode_messages``, ``batch_order``). torch, transformers and peft are
-imported only when a run starts.
+uses (``build_examples``, ``encode_messages``, ``batch_order``). Training itself is TRL's
+``SFTTrainer`` (PEFT for LoRA, Accelerate for several processes); torch, transformers, TRL and
+peft are imported only when a run starts.
 """
 
 from tomflywheel.config import LoraSettings, TrainSettings
@@ -15,10 +16,10 @@ from tomflywheel.train._data import (
     build_examples,
     encode_messages,
     sample_messages,
+    total_steps,
 )
-from tomflywheel.train._loop import TrainProgress, total_steps
 from tomflywheel.train._model import MANIFEST_NAME
-from tomflywheel.train._sft import TrainResult, train_model
+from tomflywheel.train._sft import TrainProgress, TrainResult, train_model
 
 __all__ = [
     "IGNORE_INDEX",

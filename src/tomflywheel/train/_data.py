@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -10,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from tomflywheel._rng import rng_for
 from tomflywheel.asking import taught_rationale, training_messages
-from tomflywheel.config import EvalSettings
+from tomflywheel.config import EvalSettings, TrainSettings
 from tomflywheel.datasets import TaskSpec, task_for_sample
 from tomflywheel.errors import ConfigError, DataError
 from tomflywheel.schema import Sample
@@ -203,3 +204,14 @@ def batch_order(n_examples: int, *, batch_size: int, n_batches: int, seed: int) 
         stream.extend(order)
         epoch += 1
     return [stream[i * batch_size : (i + 1) * batch_size] for i in range(n_batches)]
+
+
+def total_steps(n_examples: int, settings: TrainSettings, *, processes: int = 1) -> int:
+    """Optimizer steps of a run: ``steps`` if set, else enough for ``epochs`` passes.
+
+    Each step takes ``batch_size * gradient_accumulation`` examples on each of ``processes``.
+    """
+    if settings.steps is not None:
+        return settings.steps
+    per_step = settings.batch_size * settings.gradient_accumulation * processes
+    return max(1, math.ceil(settings.epochs * n_examples / per_step))

@@ -1,4 +1,4 @@
-"""Load the base model and tokenizer, add LoRA adapters (optional ``peft``), and save the result.
+"""Load the base model and tokenizer, describe LoRA adapters (optional ``peft``), save the result.
 
 torch, transformers and peft are imported inside the functions, so importing this package (and
 starting the CLI) stays cheap and works where they are not installed.
@@ -87,12 +87,8 @@ def load_tokenizer(base: Path) -> PreTrainedTokenizerBase:
     return tokenizer
 
 
-def load_model(base: Path, settings: TrainSettings, placement: Placement) -> PreTrainedModel:
-    """The base model in fp32 on the run's device, with LoRA adapters when enabled.
-
-    Raises:
-        ConfigError: LoRA is enabled but ``peft`` is not installed.
-    """
+def load_model(base: Path) -> PreTrainedModel:
+    """The base model in fp32 on the CPU (the trainer places it), ready to train."""
     import torch
     from transformers import AutoModelForCausalLM
 
@@ -102,37 +98,50 @@ def load_model(base: Path, settings: TrainSettings, placement: Placement) -> Pre
     if hasattr(model.config, "quantization_config"):
         del model.config.quantization_config
     model.config.use_cache = False
-    if settings.gradient_checkpointing:
-        model.gradient_checkpointing_enable()
-        if settings.lora.enabled:
-            model.enable_input_require_grads()
-    if settings.lora.enabled:
-        model = add_lora(model, settings.lora)
-    # transformers wraps ``to`` with a signature mypy misreads; this is torch's Module.to.
-    return model.to(placement.device)  # type: ignore[arg-type]
+    return model
 
 
-def add_lora(model: PreTrainedModel, lora: LoraSettings) -> Any:
-    """Wrap ``model`` with trainable LoRA adapters; every other weight is frozen.
+def lora_config(lora: LoraSettings) -> Any:
+    """PEFT's ``LoraConfig`` for the settings: adapters on every linear layer by default.
 
     Raises:
         ConfigError: ``peft`` is not installed.
     """
     if importlib.util.find_spec("peft") is None:
         raise ConfigError("LoRA needs the optional `peft` package: `pip install peft`")
-    from peft import LoraConfig, get_peft_model
+    from peft import LoraConfig
 
     targets: str | list[str] = (
         "all-linear" if lora.target_modules == ["all-linear"] else list(lora.target_modules)
     )
-    config = LoraConfig(
+    return LoraConfig(
         r=lora.rank,
         lora_alpha=lora.alpha,
         lora_dropout=lora.dropout,
         target_modules=targets,
         task_type="CAUSAL_LM",
     )
-    return get_peft_model(model, config)
+
+
+@contextlib.contextmanager
+def torch_state(settings: TrainSettings, placement: Placement) -> Iterator[None]:
+    """Set threads and determinism for the run; restore the caller's afterwards."""
+    import torch
+
+    if placement.device.startswith("cuda") and settings.deterministic:
+        # cuBLAS is only deterministic with a fixed workspace; harmless when already set.
+        os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
+    threads = torch.get_num_threads()
+    deterministic = torch.are_deterministic_algorithms_enabled()
+    warn_only = torch.is_deterministic_algorithms_warn_only_enabled()
+    if settings.threads:
+        torch.set_num_threads(settings.threads)
+    torch.use_deterministic_algorithms(settings.deterministic, warn_only=True)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(threads)
+        torch.use_deterministic_algorithms(deterministic, warn_only=warn_only)
 
 
 def trainable_parameters(model: torch.nn.Module) -> tuple[int, int]:

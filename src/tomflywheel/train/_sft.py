@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import json
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -14,16 +16,28 @@ from typing import Any
 from tomflywheel import __version__
 from tomflywheel.config import EvalSettings, TrainSettings
 from tomflywheel.schema import read_samples
-from tomflywheel.train._data import build_examples
-from tomflywheel.train._loop import TrainProgress, torch_state, train_loop
+from tomflywheel.train._checkpoints import (
+    checkpoint_folder,
+    clear_checkpoints,
+    resume_point,
+    run_fingerprint,
+    write_fingerprint,
+)
+from tomflywheel.train._data import build_examples, total_steps
+from tomflywheel.train._launch import is_main_process, launch_processes, world_size
 from tomflywheel.train._model import (
+    MANIFEST_NAME,
     check_output_folder,
     load_model,
     load_tokenizer,
     resolve_placement,
     save_model_folder,
+    torch_state,
     trainable_parameters,
 )
+
+TrainProgress = Callable[[int, int, float], None]
+"""Called after each optimizer step with (steps done, total steps, that step's loss)."""
 
 logger = logging.getLogger(__name__)
 
@@ -83,12 +97,15 @@ def train_model(
 
     Each sample is prompted exactly as the evaluation prompts it (``eval_settings``' system
     prompt and templates, the base model's chat template); the loss covers the reply only.
+    TRL's ``SFTTrainer`` trains; with ``settings.save_steps`` it checkpoints into
+    ``<out>.checkpoints`` and a restarted run resumes from the last checkpoint; with
+    ``settings.num_processes`` > 1 it runs that many data-parallel processes (torchrun).
 
     Args:
         data: A training JSONL file (one ``Sample`` per line).
         base: The base model's Hugging Face folder.
         out: The folder to write (weights, tokenizer, chat template, ``train_manifest.json``).
-        settings: Steps, batch, learning rate, LoRA, seed, device...
+        settings: Steps, batch, learning rate, LoRA, seed, device, checkpoints, processes...
         eval_settings: The evaluation's system prompt and templates.
         on_progress: Called after each step with (done, total, loss).
         overwrite: Replace an existing non-empty ``out``.
@@ -106,21 +123,64 @@ def train_model(
         samples, tokenizer, eval_settings,
         rationale=settings.rationale, max_length=settings.max_length, source=data,
     )  # fmt: skip
+    if settings.num_processes > 1 and world_size() == 1:
+        spec = {
+            "data": str(data), "base": str(base), "out": str(out), "overwrite": overwrite,
+            "settings": settings.model_dump(mode="json"),
+            "eval_settings": eval_settings.model_dump(mode="json"),
+        }  # fmt: skip
+        launch_processes(
+            spec, settings.num_processes, threads=settings.threads, on_progress=on_progress
+        )
+        manifest = json.loads((Path(out) / MANIFEST_NAME).read_text(encoding="utf-8"))
+        return _result(Path(out), manifest, seconds=time.monotonic() - started)
+    # torch, transformers and TRL load only when a run starts in this process.
+    from tomflywheel.train._trainer import (
+        RunShape,
+        SeededOrder,
+        build_trainer,
+        step_records,
+        token_counts,
+    )
+
     placement = resolve_placement(settings)
+    processes = world_size()
+    steps = total_steps(len(train_data.examples), settings, processes=processes)
+    shape = RunShape(steps, processes, steps * settings.gradient_accumulation * processes)
+    order = SeededOrder(
+        len(train_data.examples), batch_size=settings.batch_size,
+        n_batches=shape.micro_batches, seed=settings.seed,
+    )  # fmt: skip
+    data_sha256 = sha256_file(data)
+    prompts = eval_settings.model_dump(mode="json", include={"system_prompt", "templates"})
+    folder = checkpoint_folder(out)
+    fingerprint = run_fingerprint(
+        data_sha256=data_sha256, base=base, prompts=prompts,
+        settings=settings.model_dump(mode="json"),
+    )  # fmt: skip
+    resume = resume_point(folder, fingerprint, overwrite=overwrite)
+    if resume is not None:
+        logger.info("resuming from %s", resume)
+    if is_main_process() and settings.save_steps is not None:
+        write_fingerprint(folder, fingerprint)
     with torch_state(settings, placement):
-        model = load_model(base, settings, placement)
-        trainable, total = trainable_parameters(model)
+        model = load_model(base)
         loaded = time.monotonic()
-        loop = train_loop(
-            model, train_data.examples, settings=settings, placement=placement,
-            pad_id=int(tokenizer.pad_token_id), on_progress=on_progress,
+        trainer = build_trainer(
+            model, tokenizer, train_data.examples, order,
+            settings=settings, shape=shape, placement=placement, output_dir=folder,
+            on_progress=on_progress,
         )  # fmt: skip
+        trainer.train(resume_from_checkpoint=str(resume) if resume else None)
     trained = time.monotonic()
+    losses, learning_rates = step_records(trainer.state.log_history)
+    tokens_seen, target_tokens = token_counts(train_data.examples, order)
+    trainable, total = trainable_parameters(trainer.model)
     manifest = {
         "tomflywheel_version": __version__,
         "data": {
             "path": str(data),
-            "sha256": sha256_file(data),
+            "sha256": data_sha256,
             "samples_read": len(samples),
             "samples_used": len(train_data.examples),
             "too_long": train_data.too_long,
@@ -130,45 +190,59 @@ def train_model(
         "seed": settings.seed,
         "settings": settings.model_dump(mode="json"),
         "learning_rate": settings.effective_learning_rate(),
-        "prompts": eval_settings.model_dump(mode="json", include={"system_prompt", "templates"}),
+        "prompts": prompts,
         "device": placement.device,
+        "processes": processes,
         "precision": "bf16-mixed" if placement.autocast_bf16 else "fp32",
         "trainable_parameters": trainable,
         "total_parameters": total,
-        "steps": len(loop.losses),
-        "losses": loop.losses,
-        "learning_rates": loop.learning_rates,
-        "tokens_seen": loop.tokens_seen,
-        "target_tokens": loop.target_tokens,
+        "steps": len(losses),
+        "losses": losses,
+        "learning_rates": learning_rates,
+        "tokens_seen": tokens_seen,
+        "target_tokens": target_tokens,
+        "resumed_from_step": _step_of(resume),
         "load_seconds": round(loaded - started, 3),
         "train_seconds": round(trained - loaded, 3),
         "versions": _versions(),
     }
-    logger.info("saving the fine-tuned model to %s", out)
-    save_model_folder(
-        model, tokenizer, out,
-        manifest=manifest, save_dtype=settings.save_dtype, overwrite=overwrite,
-    )  # fmt: skip
+    if is_main_process():
+        logger.info("saving the fine-tuned model to %s", out)
+        save_model_folder(
+            trainer.model, tokenizer, out,
+            manifest=manifest, save_dtype=settings.save_dtype, overwrite=overwrite,
+        )  # fmt: skip
+        clear_checkpoints(folder)
+    trainer.accelerator.wait_for_everyone()
+    return _result(Path(out), manifest, seconds=time.monotonic() - started)
+
+
+def _step_of(checkpoint: Path | None) -> int | None:
+    return int(checkpoint.name.rsplit("-", 1)[1]) if checkpoint else None
+
+
+def _result(out: Path, manifest: dict[str, Any], *, seconds: float) -> TrainResult:
+    data = manifest["data"]
     return TrainResult(
-        output_dir=Path(out),
-        steps=len(loop.losses),
-        losses=loop.losses,
-        learning_rates=loop.learning_rates,
-        samples=len(train_data.examples),
-        too_long=train_data.too_long,
-        with_rationale=train_data.with_rationale,
-        tokens_seen=loop.tokens_seen,
-        target_tokens=loop.target_tokens,
-        trainable_parameters=trainable,
-        device=placement.device,
-        seconds=time.monotonic() - started,
+        output_dir=out,
+        steps=manifest["steps"],
+        losses=manifest["losses"],
+        learning_rates=manifest["learning_rates"],
+        samples=data["samples_used"],
+        too_long=data["too_long"],
+        with_rationale=data["with_rationale"],
+        tokens_seen=manifest["tokens_seen"],
+        target_tokens=manifest["target_tokens"],
+        trainable_parameters=manifest["trainable_parameters"],
+        device=manifest["device"],
+        seconds=seconds,
         manifest=manifest,
     )
 
 
 def _versions() -> dict[str, str]:
     found: dict[str, str] = {}
-    for name in ("torch", "transformers", "peft"):
+    for name in ("torch", "transformers", "trl", "peft", "accelerate"):
         with contextlib.suppress(PackageNotFoundError):
             found[name] = version(name)
     return found

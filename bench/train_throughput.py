@@ -1,0 +1,232 @@
+"""Fine-tuning throughput: TRL's SFTTrainer path vs the hand-written loop it replaced.
+
+Same admitted samples, same base model (the bundled SmolLM2-135M), same steps, batch, seeded
+order and learning rate; each arm runs in its own process (so peak RSS is its own), arms
+alternate order (old, new, new, old). Prints tokens/s (non-padding tokens through the forward
+pass / training seconds, loading and saving excluded), peak RSS, both loss curves, and the ratio
+new / old (goal >= 1.0). Two sizes: ToMi-like samples (~110 tokens) and Hi-ToM-like (~600).
+
+    python bench/train_throughput.py                      # both sizes, 4 steps of batch 4
+    python bench/train_throughput.py --steps 8 --batch-size 8 --sizes tomi
+
+The old loop is frozen below (``OLD LOOP``) as it was before the move; it lives only here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from tomflywheel._io import write_jsonl_atomic
+from tomflywheel._rng import rng_for, stable_seed
+from tomflywheel.config import EvalSettings, TrainSettings
+from tomflywheel.llm import ensure_default_model
+from tomflywheel.schema import Answer, Sample, read_samples
+from tomflywheel.train import IGNORE_INDEX, batch_order, build_examples
+
+AGENTS = ["Sally", "Anne", "Jack", "Mia", "Noah", "Liam", "Emma", "Olivia"]
+OBJECTS = ["ball", "apple", "key", "book", "hat", "cup"]
+PLACES = ["basket", "box", "drawer", "cupboard", "bag", "suitcase"]
+
+
+def samples(n: int, *, filler: int) -> list[Sample]:
+    """False-belief stories; ``filler`` extra distractor sentences make Hi-ToM-sized ones."""
+    out = []
+    for i in range(n):
+        rng = rng_for("bench-train-samples", i)
+        a, b = rng.sample(AGENTS, 2)
+        thing = rng.choice(OBJECTS)
+        first, second = rng.sample(PLACES, 2)
+        extra = " ".join(
+            f"{rng.choice(AGENTS)} looked at the {rng.choice(PLACES)} in the hallway."
+            for _ in range(filler)
+        )
+        story = (
+            f"{a} entered the kitchen. {b} entered the kitchen. The {thing} is in the {first}. "
+            f"{extra} {a} exited the kitchen. {b} moved the {thing} to the {second}."
+        )
+        out.append(
+            Sample(
+                id=f"bench-{i:03d}",
+                story=story,
+                question=f"Where will {a} look for the {thing}?",
+                answer=Answer(correct_answers=[first]),
+                meta={"dataset": "tomi", "split": "train", "question_type": "first_order"},
+            )
+        )
+    return out
+
+
+# ---------------------------------------------------------------- OLD LOOP (frozen reference)
+
+
+def old_lr_factor(step: int, *, total: int, warmup: int, schedule: str) -> float:
+    if step < warmup:
+        return (step + 1) / (warmup + 1)
+    if schedule == "constant":
+        return 1.0
+    progress = (step - warmup) / max(1, total - warmup)
+    if schedule == "cosine":
+        return 0.5 * (1.0 + math.cos(math.pi * progress))
+    return 1.0 - progress
+
+
+def old_collate(batch, pad_id: int):
+    import torch
+
+    width = max(len(example.input_ids) for example in batch)
+    ids = torch.full((len(batch), width), pad_id, dtype=torch.long)
+    labels = torch.full((len(batch), width), IGNORE_INDEX, dtype=torch.long)
+    mask = torch.zeros((len(batch), width), dtype=torch.long)
+    for row, example in enumerate(batch):
+        n = len(example.input_ids)
+        ids[row, :n] = torch.tensor(example.input_ids)
+        labels[row, :n] = torch.tensor(example.labels)
+        mask[row, :n] = 1
+    return {"input_ids": ids, "attention_mask": mask, "labels": labels}
+
+
+def old_micro_batch_loss(model, batch):
+    import torch.nn.functional as F
+
+    targets = batch["labels"][:, 1:]
+    keep = targets != IGNORE_INDEX
+    hidden = model.get_decoder()(
+        input_ids=batch["input_ids"], attention_mask=batch["attention_mask"]
+    ).last_hidden_state
+    logits = model.get_output_embeddings()(hidden[:, :-1, :][keep])
+    return F.cross_entropy(logits.float(), targets[keep], reduction="sum")
+
+
+def old_train_loop(model, examples, settings: TrainSettings, pad_id: int) -> list[float]:
+    import torch
+
+    steps = settings.steps
+    order = batch_order(
+        len(examples), batch_size=settings.batch_size, n_batches=steps, seed=settings.seed
+    )
+    params = [p for p in model.parameters() if p.requires_grad]
+    groups = [
+        {"params": [p for p in params if p.ndim >= 2], "weight_decay": settings.weight_decay},
+        {"params": [p for p in params if p.ndim < 2], "weight_decay": 0.0},
+    ]
+    optimizer = torch.optim.AdamW(groups, lr=settings.effective_learning_rate())
+    warmup = int(settings.warmup_ratio * steps)
+    peak = settings.effective_learning_rate()
+    losses = []
+    model.train()
+    for step in range(steps):
+        lr = peak * old_lr_factor(step, total=steps, warmup=warmup, schedule=settings.lr_schedule)
+        for group in optimizer.param_groups:
+            group["lr"] = lr
+        batch = [examples[i] for i in order[step]]
+        step_targets = sum(sum(x != IGNORE_INDEX for x in e.labels[1:]) for e in batch)
+        loss = old_micro_batch_loss(model, old_collate(batch, pad_id)) / max(1, step_targets)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(params, settings.max_grad_norm)
+        optimizer.step()
+        optimizer.zero_grad(set_to_none=True)
+        losses.append(float(loss.detach()))
+    return losses
+
+
+# ---------------------------------------------------------------- the two arms
+
+
+def worker(arm: str, data: Path, base: Path, settings: TrainSettings) -> dict:
+    import torch
+
+    from tomflywheel.train._model import load_model, load_tokenizer, resolve_placement
+    from tomflywheel.train._trainer import RunShape, SeededOrder, build_trainer, token_counts
+
+    torch.set_num_threads(settings.threads or torch.get_num_threads())
+    tokenizer = load_tokenizer(base)
+    examples = build_examples(
+        list(read_samples(data)), tokenizer, EvalSettings(), rationale=False,
+        max_length=settings.max_length, source=data,
+    ).examples  # fmt: skip
+    order = SeededOrder(
+        len(examples), batch_size=settings.batch_size, n_batches=settings.steps, seed=settings.seed
+    )
+    tokens, _ = token_counts(examples, order)
+    torch.manual_seed(stable_seed("train-torch", settings.seed) % 2**32)
+    model = load_model(base)
+    if arm == "old":
+        started = time.perf_counter()
+        losses = old_train_loop(model, examples, settings, int(tokenizer.pad_token_id))
+        seconds = time.perf_counter() - started
+    else:
+        with tempfile.TemporaryDirectory() as tmp:
+            trainer = build_trainer(
+                model, tokenizer, examples, order, settings=settings,
+                shape=RunShape(settings.steps, 1, settings.steps),
+                placement=resolve_placement(settings), output_dir=Path(tmp), on_progress=None,
+            )  # fmt: skip
+            started = time.perf_counter()
+            trainer.train()
+            seconds = time.perf_counter() - started
+            losses = [e["loss"] for e in trainer.state.log_history if "loss" in e]
+    peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return {"arm": arm, "tokens": tokens, "seconds": seconds, "losses": losses,
+            "peak_rss_mib": peak_kib / 1024}  # fmt: skip
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--steps", type=int, default=4)
+    parser.add_argument("--batch-size", type=int, default=4)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--sizes", default="tomi,hitom")
+    parser.add_argument("--worker", choices=["old", "new"], help=argparse.SUPPRESS)
+    parser.add_argument("--data", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    settings = TrainSettings(
+        steps=args.steps, batch_size=args.batch_size, learning_rate=5e-5, lr_schedule="linear",
+        warmup_ratio=0.0, seed=0, max_length=2048, threads=args.threads,
+    )  # fmt: skip
+    base = ensure_default_model()
+    if args.worker:
+        print(json.dumps(worker(args.worker, args.data, base, settings)))
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        for size in args.sizes.split(","):
+            data = Path(tmp) / f"{size}.jsonl"
+            n = max(16, args.steps * args.batch_size)
+            write_jsonl_atomic(data, samples(n, filler=0 if size == "tomi" else 40))
+            runs = []
+            for arm in ("old", "new", "new", "old"):
+                done = subprocess.run(
+                    [sys.executable, __file__, "--worker", arm, "--data", str(data),
+                     "--steps", str(args.steps), "--batch-size", str(args.batch_size),
+                     "--threads", str(args.threads)],
+                    capture_output=True, text=True, check=True,
+                )  # fmt: skip
+                runs.append(json.loads(done.stdout.strip().splitlines()[-1]))
+            report(size, runs, args)
+
+
+def report(size: str, runs: list[dict], args: argparse.Namespace) -> None:
+    rates = {"old": [], "new": []}
+    for run in runs:
+        rates[run["arm"]].append(run["tokens"] / run["seconds"])
+        print(
+            f"{size:6} {run['arm']:3}  {run['tokens'] / run['seconds']:8.1f} tok/s  "
+            f"{run['seconds']:6.1f} s  peak RSS {run['peak_rss_mib']:7.0f} MiB  losses "
+            + " ".join(f"{loss:.4f}" for loss in run["losses"])
+        )
+    old, new = (sum(rates[a]) / len(rates[a]) for a in ("old", "new"))
+    print(
+        f"{size:6} steps {args.steps} batch {args.batch_size} threads {args.threads}: "
+        f"old {old:.1f} tok/s, new {new:.1f} tok/s, ratio new/old {new / old:.2f}"
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,185 @@
+"""TRL's ``SFTTrainer`` set up for one run: its arguments, the encoded data, the seeded order.
+
+The optimizer, schedule, collation, gradient accumulation, device placement, checkpoints and
+data-parallel processes are the libraries' (TRL over transformers' ``Trainer`` and Accelerate);
+what stays ours is which tokens carry loss (``encode_messages``) and in which order the
+examples come (``batch_order``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import torch.utils.data
+from transformers import PrinterCallback, TrainerCallback
+
+from tomflywheel._rng import stable_seed
+from tomflywheel.config import TrainSettings
+from tomflywheel.train._data import IGNORE_INDEX, EncodedExample, batch_order
+from tomflywheel.train._model import Placement, lora_config
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from transformers import PreTrainedModel, PreTrainedTokenizerBase
+    from trl import SFTTrainer
+
+    from datasets import Dataset
+
+_SCHEDULES = {"constant": "constant_with_warmup", "linear": "linear", "cosine": "cosine"}
+"""Our schedule names as transformers calls them (every one warms up first)."""
+
+
+class SeededOrder(torch.utils.data.Sampler[int]):
+    """The run's example indices, micro-batch after micro-batch, as ``batch_order`` draws them.
+
+    The whole run is one pass over this sampler. With several processes the data loader deals
+    consecutive micro-batches to the processes in turn, so the order covers all of them.
+    """
+
+    def __init__(self, n_examples: int, *, batch_size: int, n_batches: int, seed: int) -> None:
+        self.batches = batch_order(
+            n_examples, batch_size=batch_size, n_batches=n_batches, seed=seed
+        )
+
+    def __iter__(self) -> Iterator[int]:
+        return (index for batch in self.batches for index in batch)
+
+    def __len__(self) -> int:
+        return sum(len(batch) for batch in self.batches)
+
+
+@dataclass(frozen=True, slots=True)
+class RunShape:
+    """How many steps and micro-batches a run takes, over every process."""
+
+    steps: int
+    processes: int
+    micro_batches: int
+    """Micro-batches of the whole run, all processes together."""
+
+
+def examples_dataset(examples: Sequence[EncodedExample]) -> Dataset:
+    """The encoded examples as the pre-tokenized dataset TRL trains on.
+
+    ``completion_mask`` marks the tokens that carry loss; with ``completion_only_loss`` TRL turns
+    it into labels (``-100`` elsewhere), the same labels ``encode_messages`` gives.
+    """
+    from datasets import Dataset, disable_progress_bars
+
+    disable_progress_bars()  # TRL maps the dataset in a few passes; the caller draws progress
+    return Dataset.from_dict(
+        {
+            "input_ids": [list(example.input_ids) for example in examples],
+            "completion_mask": [
+                [int(label != IGNORE_INDEX) for label in example.labels] for example in examples
+            ],
+        }
+    )
+
+
+def sft_config(
+    settings: TrainSettings, shape: RunShape, placement: Placement, *, output_dir: Path
+) -> Any:
+    """TRL's ``SFTConfig`` for the run (checkpoints and logs go under ``output_dir``)."""
+    from trl import SFTConfig  # imports torch, transformers, accelerate: only when a run starts
+
+    save = settings.save_steps is not None
+    return SFTConfig(
+        output_dir=str(output_dir),
+        per_device_train_batch_size=settings.batch_size,
+        gradient_accumulation_steps=settings.gradient_accumulation,
+        max_steps=shape.steps,
+        num_train_epochs=1,
+        learning_rate=settings.effective_learning_rate(),
+        lr_scheduler_type=_SCHEDULES[settings.lr_schedule],
+        warmup_steps=int(settings.warmup_ratio * shape.steps),
+        weight_decay=settings.weight_decay,
+        max_grad_norm=settings.max_grad_norm or 0.0,
+        optim="adamw_torch",
+        seed=stable_seed("train-torch", settings.seed) % 2**32,
+        logging_strategy="steps",
+        logging_steps=1,
+        save_strategy="steps" if save else "no",
+        save_steps=settings.save_steps or 500,
+        save_total_limit=1,
+        report_to=settings.report_to,
+        disable_tqdm=True,
+        use_cpu=placement.device == "cpu",
+        bf16=placement.autocast_bf16,
+        gradient_checkpointing=settings.gradient_checkpointing,
+        gradient_checkpointing_kwargs={"use_reentrant": False},
+        completion_only_loss=True,
+        padding_free=settings.padding_free,
+        max_length=settings.max_length,
+        packing=False,
+        dataloader_num_workers=0,
+        ddp_backend="gloo" if placement.device == "cpu" and shape.processes > 1 else None,
+        ddp_find_unused_parameters=False,
+    )
+
+
+def build_trainer(
+    model: PreTrainedModel,
+    tokenizer: PreTrainedTokenizerBase,
+    examples: Sequence[EncodedExample],
+    order: SeededOrder,
+    *,
+    settings: TrainSettings,
+    shape: RunShape,
+    placement: Placement,
+    output_dir: Path,
+    on_progress: Callable[[int, int, float], None] | None,
+) -> SFTTrainer:
+    """An ``SFTTrainer`` over ``examples`` drawn in ``order``, LoRA-wrapped when enabled."""
+    from trl import SFTTrainer  # imports datasets and TRL's extras: only when a run starts
+
+    class SeededSFTTrainer(SFTTrainer):
+        """``SFTTrainer`` that draws examples in the project's seeded order."""
+
+        def _get_train_sampler(self, train_dataset: Any = None) -> SeededOrder:
+            return order
+
+    trainer = SeededSFTTrainer(
+        model=model,
+        args=sft_config(settings, shape, placement, output_dir=output_dir),
+        train_dataset=examples_dataset(examples),
+        processing_class=tokenizer,
+        peft_config=lora_config(settings.lora) if settings.lora.enabled else None,
+        callbacks=[_Progress(on_progress)] if on_progress else None,
+    )
+    trainer.remove_callback(PrinterCallback)  # the caller draws progress; no dicts on stdout
+    return trainer
+
+
+class _Progress(TrainerCallback):
+    """Reports (step, total steps, loss) after each logged step, from the main process only."""
+
+    def __init__(self, on_progress: Callable[[int, int, float], None]) -> None:
+        self.on_progress = on_progress
+
+    def on_log(self, args: Any, state: Any, control: Any, logs: Any = None, **kwargs: Any) -> None:
+        if state.is_world_process_zero and logs and "loss" in logs:
+            self.on_progress(state.global_step, state.max_steps, float(logs["loss"]))
+
+
+def step_records(log_history: Sequence[dict[str, Any]]) -> tuple[list[float], list[float]]:
+    """Loss and learning rate of each optimizer step, from the trainer's log (resumed runs too)."""
+    steps = [entry for entry in log_history if "loss" in entry and "step" in entry]
+    steps.sort(key=lambda entry: entry["step"])
+    return [float(e["loss"]) for e in steps], [float(e["learning_rate"]) for e in steps]
+
+
+def token_counts(examples: Sequence[EncodedExample], order: SeededOrder) -> tuple[int, int]:
+    """(tokens through the forward pass, tokens that carried loss) over the whole run."""
+    seen = target = 0
+    for batch in order.batches:
+        for index in batch:
+            example = examples[index]
+            seen += len(example.input_ids)
+            # The first position is never predicted, so its label is never a target.
+            target += sum(label != IGNORE_INDEX for label in example.labels[1:])
+    return seen, target

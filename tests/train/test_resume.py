@@ -1,0 +1,92 @@
+"""A run killed (SIGKILL) mid-training resumes from its last checkpoint and ends as if never
+stopped; a checkpoint of other data or settings is refused."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.train.conftest import tomi_style_samples
+from tomflywheel._io import write_jsonl_atomic
+from tomflywheel.config import EvalSettings
+from tomflywheel.errors import ConfigError
+from tomflywheel.train import MANIFEST_NAME, TrainSettings, train_model
+from tomflywheel.train._checkpoints import checkpoint_folder, complete_checkpoints
+from tomflywheel.train._launch import PROGRESS_PREFIX
+
+pytest.importorskip("trl")
+
+# LoRA (dropout draws random numbers, so resuming must restore the RNG too), linear decay.
+SETTINGS = TrainSettings(
+    steps=10, batch_size=2, learning_rate=2e-3, seed=11, max_length=384, threads=1,
+    lora={"enabled": True, "rank": 4, "dropout": 0.1},
+)  # fmt: skip
+
+
+def _spec(data: Path, base: Path, out: Path, settings: TrainSettings) -> dict:
+    return {
+        "data": str(data), "base": str(base), "out": str(out), "overwrite": False,
+        "settings": settings.model_dump(mode="json"),
+        "eval_settings": EvalSettings().model_dump(mode="json"),
+    }  # fmt: skip
+
+
+def test_a_killed_run_resumes_and_ends_with_the_same_losses(tmp_path, tiny_model):
+    data = tmp_path / "train.jsonl"
+    write_jsonl_atomic(data, tomi_style_samples(8))
+    reference = train_model(
+        data, base=tiny_model, out=tmp_path / "reference", settings=SETTINGS,
+        eval_settings=EvalSettings(),
+    )  # fmt: skip
+
+    out = tmp_path / "run"
+    spec = tmp_path / "spec.json"
+    spec.write_text(json.dumps(_spec(data, tiny_model, out, SETTINGS.model_copy(
+        update={"save_steps": 2}))), encoding="utf-8")  # fmt: skip
+    command = [sys.executable, "-m", "tomflywheel.train._worker", str(spec)]
+    with subprocess.Popen(command, stdout=subprocess.PIPE, text=True) as first:
+        assert first.stdout is not None
+        for line in first.stdout:
+            # Step 5 is logged after step 4's checkpoint was written: kill it mid-run.
+            if (
+                line.startswith(PROGRESS_PREFIX)
+                and json.loads(line[len(PROGRESS_PREFIX) :])["done"] >= 5
+            ):
+                first.send_signal(signal.SIGKILL)
+                break
+        first.wait()
+    assert first.returncode == -signal.SIGKILL
+    assert not out.exists()
+    assert complete_checkpoints(checkpoint_folder(out))
+
+    again = subprocess.run(command, capture_output=True, text=True, check=False)
+    assert again.returncode == 0, again.stderr[-3000:]
+    manifest = json.loads((out / MANIFEST_NAME).read_text(encoding="utf-8"))
+    assert manifest["resumed_from_step"] >= 4
+    assert manifest["steps"] == 10
+    assert manifest["losses"] == reference.losses
+    assert manifest["learning_rates"] == reference.learning_rates
+    # Done: the checkpoints are gone, the model is in place.
+    assert not checkpoint_folder(out).exists()
+
+
+def test_checkpoints_of_other_settings_are_refused(tmp_path):
+    from tomflywheel.train._checkpoints import resume_point, write_fingerprint
+
+    folder = tmp_path / "model.checkpoints"
+    write_fingerprint(folder, {"settings": {"seed": 1}})
+    (folder / "checkpoint-2").mkdir()
+    (folder / "checkpoint-2" / "trainer_state.json").write_text("{}", encoding="utf-8")
+    (folder / "checkpoint-4").mkdir()  # killed while being written: no trainer state
+    assert resume_point(folder, {"settings": {"seed": 1}}, overwrite=False) == (
+        folder / "checkpoint-2"
+    )
+    with pytest.raises(ConfigError, match="checkpoints of a run with other data or settings"):
+        resume_point(folder, {"settings": {"seed": 2}}, overwrite=False)
+    assert resume_point(folder, {"settings": {"seed": 2}}, overwrite=True) is None
+    assert not (folder / "checkpoint-2").exists()
