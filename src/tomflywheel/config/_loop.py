@@ -75,6 +75,11 @@ class FlywheelSettings(Strict):
     reseed: bool = True
     """Give each round's synthesis its own seed (``feedback.seed + round - 1``), so a round
     that finds the same weaknesses still makes new stories."""
+    replay: float = Field(default=1.0, ge=0.0, le=1.0)
+    """Share of earlier rounds' admitted samples mixed into a round's training data (1: all
+    of them; 0: only the round's new samples)."""
+    continue_training: bool = False
+    """Fine-tune the last round's model instead of the base model."""
     train: bool = False
     """After admission, fine-tune on the training set, serve the new model, re-evaluate the
     held-out sets and report the lift; the next round evaluates the new model."""

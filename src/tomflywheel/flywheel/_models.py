@@ -26,15 +26,19 @@ def with_model(settings: Settings, model_dir: Path, name: str) -> Settings:
     return settings.model_copy(update={"server": "embedded", "embedded": embedded})
 
 
-def round_model(settings: Settings, manifest: RunManifest, k: int) -> Settings:
-    """Settings of round ``k``'s evaluated model: the last model an earlier round trained."""
+def last_trained(manifest: RunManifest, k: int) -> tuple[Path, str] | None:
+    """The folder and served name of the last model a round before ``k`` trained."""
     for earlier in range(k - 1, 0, -1):
         trained = manifest.done(earlier, "train")
         if trained is not None:
-            return with_model(
-                settings, Path(trained.outputs["model_dir"]), trained.outputs["served_name"]
-            )
-    return settings
+            return Path(trained.outputs["model_dir"]), trained.outputs["served_name"]
+    return None
+
+
+def round_model(settings: Settings, manifest: RunManifest, k: int) -> Settings:
+    """Settings of round ``k``'s evaluated model: the last model an earlier round trained."""
+    found = last_trained(manifest, k)
+    return settings if found is None else with_model(settings, *found)
 
 
 def has_choices(path: Path) -> bool:

@@ -34,7 +34,14 @@ from tomflywheel.flywheel._manifest import (
     now,
     save_manifest,
 )
-from tomflywheel.flywheel._models import heldout_refs, round_model, served_model, with_model
+from tomflywheel.flywheel._models import (
+    heldout_refs,
+    last_trained,
+    round_model,
+    served_model,
+    with_model,
+)
+from tomflywheel.flywheel._replay import round_training_data
 from tomflywheel.flywheel._summary import round_summary
 from tomflywheel.llm import ensure_default_model, shared_servers
 from tomflywheel.progress import ProgressFactory
@@ -196,9 +203,22 @@ class _Runner:
 
         def train() -> tuple[dict[str, Any], dict[str, Any]]:
             base = self.settings.embedded.model or ensure_default_model(self.on_status)
-            data = settings.flywheel.train_dir / f"{self.manifest.train_name}.jsonl"
-            if not data.exists():
-                raise ConfigError(f"{data}: nothing admitted yet, so there is nothing to train on")
+            previous = last_trained(self.manifest, k)
+            if settings.flywheel.continue_training and previous is not None:
+                base = previous[0]
+            admitted = settings.flywheel.train_dir / f"{self.manifest.train_name}.jsonl"
+            if not admitted.exists():
+                raise ConfigError(
+                    f"{admitted}: nothing admitted yet, so there is nothing to train on"
+                )
+            feedback = self.manifest.done(k, "feedback")
+            data, mix = round_training_data(
+                admitted,
+                folder / "train_data.jsonl",
+                replay=settings.flywheel.replay,
+                key=f"{self.manifest.run_id}:{k}",
+                feedback=feedback.outputs if feedback else {},
+            )
             out = folder / "model"
             bar = (
                 self.progress("train", skipped=0)
@@ -220,6 +240,8 @@ class _Runner:
                 "model_dir": str(out),
                 "served_name": name,
                 "base": str(base),
+                "data": str(data),
+                "mix": mix,
                 "steps": result.steps,
                 "samples": result.samples,
                 "first_loss": result.losses[0] if result.losses else None,
