@@ -36,6 +36,7 @@ from tomflywheel.evaluation._local_scoring import run_local_scoring
 from tomflywheel.evaluation._metrics import compute_metrics
 from tomflywheel.evaluation._predict import pending_predictions, run_predictions
 from tomflywheel.evaluation._select import select_datasets
+from tomflywheel.evaluation._uid_outputs import write_uid_outputs
 from tomflywheel.llm import ContentClient, StructureClient, build_scorer, llm_endpoint
 from tomflywheel.progress import ProgressFactory, no_progress, offset_progress
 
@@ -290,4 +291,5 @@ def write_metrics(
     )
     metrics["shortcuts"] = audit_predictions(audit_items(dataset.samples), predictions, judgments)
     atomic_write_json(experiment.metrics(dataset.label), metrics)
+    write_uid_outputs(settings, dataset, experiment, metrics)
     return metrics
