@@ -123,7 +123,7 @@ def run_evaluation(
         d.label: bool(pending_predictions(d, experiment, trials)) if "predict" in stages else False
         for d in loaded
     }
-    in_process = [d for d in loaded if to_predict[d.label] and _scored_in_process(settings, d)]
+    in_process = [d for d in loaded if "predict" in stages and _scored_in_process(settings, d)]
     if in_process:
         _score_in_process(settings.eval, in_process, experiment, outcomes, progress)
     # A judge needs the server only for judgments still missing, or about to be (new predictions).
@@ -216,14 +216,24 @@ def _score_in_process(
     outcomes: dict[str, DatasetOutcome],
     progress: ProgressFactory,
 ) -> None:
-    """Predict the datasets with the configured in-process backend (the model is loaded once)."""
+    """Predict the datasets with the configured in-process backend (the model is loaded once).
+
+    Nothing is loaded when every prediction is already there (a resume).
+    """
+    pending = {d.label: pending_predictions(d, experiment, settings.trials) for d in loaded}
+    for dataset in loaded:
+        total = len(dataset.samples) * settings.trials
+        outcomes[dataset.label].prediction_skipped = total - len(pending[dataset.label])
+    if not any(pending.values()):
+        return
     scorer = build_scorer(settings.scoring)
     try:
         for dataset in loaded:
             outcome = outcomes[dataset.label]
-            work = pending_predictions(dataset, experiment, settings.trials)
+            work = pending[dataset.label]
+            if not work:
+                continue
             total = len(dataset.samples) * settings.trials
-            outcome.prediction_skipped = total - len(work)
             label = f"score {dataset.label} ({scorer.name})"
             with progress(label, skipped=outcome.prediction_skipped) as update:
                 outcome.predicted = asyncio.run(
