@@ -137,3 +137,54 @@ def test_an_in_process_backend_without_a_model_is_a_config_error():
 
     with pytest.raises(ConfigError, match="--model PATH"):
         build_scorer(ScoringSettings(backend="mlm"))
+
+
+@pytest.fixture(scope="module")
+def tiny_gpt2(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A 2-layer GPT-2 over the same word vocabulary ([CLS] serves as BOS), seeded weights."""
+    folder = tmp_path_factory.mktemp("tiny-gpt2")
+    config = transformers.GPT2Config(
+        vocab_size=len(VOCAB),
+        n_positions=32,
+        n_embd=16,
+        n_layer=2,
+        n_head=2,
+        bos_token_id=VOCAB["[CLS]"],
+        eos_token_id=VOCAB["[SEP]"],
+    )
+    model = transformers.GPT2LMHeadModel(config)
+    generator = torch.Generator().manual_seed(4321)
+    with torch.no_grad():
+        for parameter in model.parameters():
+            parameter.copy_(torch.randn(parameter.shape, generator=generator) * 0.5)
+    model.save_pretrained(folder)
+    transformers.BertTokenizerFast(vocab=VOCAB).save_pretrained(folder)
+    return folder
+
+
+def test_causal_options_sharing_a_context_score_as_if_alone(tiny_gpt2):
+    settings = ScoringSettings(backend="causal", model=tiny_gpt2, batch_size=2)
+    built = build_scorer(settings)
+    assert isinstance(built, HFScorer)
+    pairs = [("the cat sat on", " the mat ."), ("the cat sat on", " a red dog"), ("a", " cat")]
+    together = built.score_pairs(pairs)
+    # The first two share their context: one prefix pass and one pass for both tails.
+    assert (built.forward_calls, built.forward_rows) == (3, 3)
+    alone = [built.score_pairs([pair])[0] for pair in pairs]
+    assert [s.n_tokens for s in together] == [3, 3, 1]
+    assert [s.logprob for s in together] == pytest.approx([s.logprob for s in alone], abs=1e-5)
+    unshared = build_scorer(settings.model_copy(update={"share_context": False}))
+    assert [s.logprob for s in unshared.score_pairs(pairs)] == pytest.approx(
+        [s.logprob for s in alone], abs=1e-5
+    )
+
+
+def test_causal_by_hand_sums_next_token_log_probs(tiny_gpt2):
+    model = transformers.GPT2LMHeadModel.from_pretrained(tiny_gpt2).eval()
+    ids = [VOCAB["[CLS]"], VOCAB["the"], VOCAB["cat"], VOCAB["sat"], VOCAB["[SEP]"]]
+    expected = _log_prob(model, ids, 1, VOCAB["cat"]) + _log_prob(model, ids, 2, VOCAB["sat"])
+    got = build_scorer(ScoringSettings(backend="causal", model=tiny_gpt2)).score_pairs(
+        [("the", " cat sat")]
+    )[0]
+    assert got.n_tokens == 2
+    assert got.logprob == pytest.approx(expected, abs=1e-5)

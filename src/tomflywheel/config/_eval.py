@@ -89,6 +89,8 @@ class ScoringSettings(Strict):
     """Sequences per forward pass of the causal backend (batched by length)."""
     non_causal_batch_size: int = Field(default=32, ge=1)
     """Masked copies per forward pass of the ``mlm`` and ``mntp`` backends."""
+    share_context: bool = True
+    """Causal backend: run the context shared by a question's options once (key-value cache)."""
     full_sentence_scores: bool = False
     """Score the whole sentence (context and completion), not the completion only."""
     trust_remote_code: bool = False

@@ -7,7 +7,9 @@
 
 Continuation tokens are located by character offsets as the server path does: a token ending
 after the context counts (so a token straddling the boundary is the continuation's). Rows are
-sorted by length and batched, so padding stays small.
+sorted by length and batched, so padding stays small. For ``causal``, the options of one
+question (pairs with the same context) run their shared prefix once and reuse its key-value
+cache, which on a CPU roughly halves the work for two options.
 """
 
 from __future__ import annotations
@@ -138,6 +140,8 @@ class HFScorer:
 
     def _run(self, rows: list[_Row]) -> list[float]:
         """Each row's summed log-prob of its targets, batched by length."""
+        if not rows:
+            return []
         torch = self._torch
         size = self.settings.batch_size if self.kind == "causal" else None
         size = size or self.settings.non_causal_batch_size
@@ -171,10 +175,67 @@ class HFScorer:
                 out[r] += value
         return out
 
+    def _shared_prefix(self, rows: list[_Row]) -> int:
+        """Tokens the rows share before the first one read (0: nothing worth sharing)."""
+        first = rows[0].ids
+        length = min(min(len(r.ids) for r in rows), min(r.reads[0][0] for r in rows))
+        for position in range(length):
+            if any(r.ids[position] != first[position] for r in rows):
+                return position
+        return length
+
+    def _run_shared(self, rows: list[_Row], prefix: int) -> list[float]:
+        """Rows sharing ``prefix`` tokens: the prefix runs once, its cache serves every row."""
+        torch = self._torch
+        with torch.inference_mode():
+            head = torch.tensor([rows[0].ids[:prefix]], device=self.device)
+            cache = self.model(input_ids=head, use_cache=True).past_key_values
+            cache.batch_repeat_interleave(len(rows))
+            width = max(len(r.ids) for r in rows) - prefix
+            pad = int(self.tokenizer.pad_token_id or 0)
+            tail = torch.full((len(rows), width), pad, dtype=torch.long)
+            attention = torch.zeros((len(rows), prefix + width), dtype=torch.long)
+            attention[:, :prefix] = 1
+            for b, row in enumerate(rows):
+                tail[b, : len(row.ids) - prefix] = torch.tensor(row.ids[prefix:])
+                attention[b, prefix : len(row.ids)] = 1
+            logits = self.model(
+                input_ids=tail.to(self.device),
+                attention_mask=attention.to(self.device),
+                past_key_values=cache,
+            ).logits
+        self.forward_calls += 2
+        self.forward_rows += len(rows)
+        out = []
+        for b, row in enumerate(rows):
+            positions = torch.tensor([p - prefix for p, _ in row.reads], device=self.device)
+            targets = torch.tensor([t for _, t in row.reads], device=self.device)
+            picked = logits[b, positions].float().log_softmax(-1)
+            out.append(float(picked.gather(1, targets[:, None]).double().sum().cpu()))
+        return out
+
+    def _causal_values(self, rows: list[_Row], pairs: Sequence[ScoringPair]) -> list[float]:
+        """Rows of pairs with the same context share its forward pass; the rest are batched."""
+        groups: dict[str, list[int]] = {}
+        for index, row in enumerate(rows):
+            groups.setdefault(pairs[row.pair][0], []).append(index)
+        values: dict[int, float] = {}
+        alone: list[int] = []
+        for context, members in groups.items():
+            prefix = self._shared_prefix([rows[i] for i in members]) if context else 0
+            if len(members) < 2 or prefix < 2:
+                alone.extend(members)
+                continue
+            shared = self._run_shared([rows[i] for i in members], prefix)
+            values.update(zip(members, shared, strict=True))
+        values.update(zip(alone, self._run([rows[i] for i in alone]), strict=True))
+        return [values[i] for i in range(len(rows))]
+
     def score_pairs(self, pairs: Sequence[ScoringPair]) -> list[ContinuationScore]:
         """Score pairs synchronously (the scorer's work; ``score`` runs it in a thread)."""
         rows = [row for index, pair in enumerate(pairs) for row in self._rows(index, pair)]
-        values = self._run(rows)
+        shared = self.kind == "causal" and self.settings.share_context
+        values = self._causal_values(rows, pairs) if shared else self._run(rows)
         totals = [0.0] * len(pairs)
         counts = [0] * len(pairs)
         for row, value in zip(rows, values, strict=True):
