@@ -19,7 +19,7 @@ from tomflywheel.config import EvalSettings, LLMSettings, ScoringSettings
 from tomflywheel.datasets import get_task, load_benchmark
 from tomflywheel.llm import ContentClient, build_scorer, ensure_default_model
 
-ITEMS = int(os.environ.get("TOMFLYWHEEL_AGREEMENT_ITEMS", "12"))
+ITEMS = int(os.environ.get("TOMFLYWHEEL_AGREEMENT_ITEMS", "8"))
 TOLERANCE = 0.3
 """Nats per option: bfloat16 (server) vs float32 (here) rounding over ~150 context tokens."""
 
