@@ -153,3 +153,28 @@ def test_eval_with_the_causal_backend_needs_no_server(tmp_path, tiny_gpt2):
     assert again.exit_code == 0, again.output
     assert "predicted 0 (4 already done)" in again.output + again.stderr
     assert len((folder / "prediction.jsonl").read_text().splitlines()) == 4
+
+
+@pytest.mark.vllm
+def test_the_server_backend_scores_each_sentence_after_its_own_prefix(tmp_path, vllm_base_url):
+    from tests.evaluation.conftest import external_settings
+    from tomflywheel.artifacts import read_predictions
+    from tomflywheel.config import DatasetRef
+    from tomflywheel.evaluation import run_evaluation
+
+    # Items whose completions follow a prefix (the server cannot score a text's first token).
+    path = tmp_path / "prefixed.jsonl"
+    lines = [
+        json.dumps({"sentences": s, "completions": c, "label": 0, "UID": uid})
+        for uid, s, c in ITEMS
+        if not s[0].startswith(c[0])
+    ]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    settings = external_settings(vllm_base_url, tmp_path, datasets=[DatasetRef(path=path)])
+    summary = run_evaluation(settings, exp_dir=tmp_path / "exp")
+    predictions = read_predictions(summary.experiment.predictions("prefixed"))
+    assert [p.endpoint for p in predictions] == ["completions", "completions"]
+    assert all(p.error is None for p in predictions)
+    # " sat." / " sang.": each option's tokens are its completion's, after its own prefix.
+    assert all(c >= 1 for p in predictions for c in p.option_token_counts or [])
+    assert summary.datasets[0].metrics["macro_accuracy"]["by"] == "UID"
