@@ -48,6 +48,9 @@ def test_sentences_records_become_samples_with_the_right_sentence_as_gold(tmp_pa
     assert first.meta["UID"] == "nouns" and first.meta["field"] == "semantics"
     assert first.meta["completions"] == [" mat.", " hat."]
     assert second.answer.wrong_answers == ["Dogs barks.", "Dogs barking."]
+    # The story is the options' shared context, or the sentences when they share none.
+    assert first.story == "The cat sat on the"
+    assert second.story == "Dogs bark.\nDogs barks.\nDogs barking."
     assert is_sentences_file(path)
 
 

@@ -64,11 +64,15 @@ def sentence_sample(
         raise loc.error("sentences", "two sentences are the same text")
     if not 0 <= label < len(sentences):
         raise loc.error("label", f"{label} is not an index of the {len(sentences)} sentences")
+    contexts = {s[: len(s) - len(c)].strip() for s, c in zip(sentences, completions, strict=True)}
+    # The story is what the options follow: their shared context, or (none) the sentences.
+    shared = contexts.pop() if len(contexts) == 1 else ""
     return make_sample(
         loc,
         id=id,
-        story="",
+        story=shared or "\n".join(sentences),
         question="",
+        blank_question=True,
         correct=[sentences[label]],
         wrong=[s for i, s in enumerate(sentences) if i != label],
         meta={
