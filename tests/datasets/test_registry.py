@@ -18,17 +18,21 @@ TESTS = "\n".join(p.read_text(encoding="utf-8") for p in Path(__file__).parent.g
 IMPORTER_NAMES = IMPORTERS.names()
 
 
-def test_the_ten_benchmarks_and_the_generic_importer_are_registered():
+def test_the_benchmarks_and_the_generic_importer_are_registered():
     assert IMPORTER_NAMES == [
         "adv_csfb",
         "bigtom",
+        "blimp",
         "emobench_ea",
         "emobench_eu",
+        "entity_tracking",
+        "ewok",
         "fantom",
         "hitom",
         "kosinski",
         "mapping",
         "opentom",
+        "sentences",
         "socialiqa",
         "tgtom",
         "tombench",

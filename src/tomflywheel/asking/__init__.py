@@ -33,6 +33,13 @@ from tomflywheel.asking._prompts import (
     taught_rationale,
     training_messages,
 )
+from tomflywheel.asking._scoring import (
+    ScoringRequest,
+    is_sentence_sample,
+    scored_prediction,
+    scoring_request,
+    unscorable_prediction,
+)
 from tomflywheel.asking._shuffle import LETTERS, ShuffledOptions, format_options, shuffle_options
 from tomflywheel.asking._task import PromptKind, TaskSpec
 from tomflywheel.asking.judge import (
@@ -54,6 +61,7 @@ __all__ = [
     "Predictor",
     "PromptKind",
     "RenderedPrompt",
+    "ScoringRequest",
     "ShuffledOptions",
     "TaskSpec",
     "Work",
@@ -63,6 +71,7 @@ __all__ = [
     "completion_text",
     "first_word",
     "format_options",
+    "is_sentence_sample",
     "judge_by_rules",
     "letters_from_option_text",
     "match_text",
@@ -77,8 +86,11 @@ __all__ = [
     "render_logprob_context",
     "render_prompt",
     "render_user_text",
+    "scored_prediction",
+    "scoring_request",
     "scoring_sample",
     "shuffle_options",
     "taught_rationale",
     "training_messages",
+    "unscorable_prediction",
 ]

@@ -6,12 +6,18 @@ from dataclasses import dataclass
 
 from tomflywheel._rng import stable_seed
 from tomflywheel.asking._match import normalize
-from tomflywheel.asking._prompts import render_logprob_context, render_prompt
-from tomflywheel.asking._shuffle import ShuffledOptions, shuffle_options
+from tomflywheel.asking._prompts import render_prompt
+from tomflywheel.asking._scoring import base_record as _base_record
+from tomflywheel.asking._scoring import (
+    scored_prediction,
+    scoring_request,
+    unscorable_prediction,
+)
+from tomflywheel.asking._shuffle import shuffle_options
 from tomflywheel.asking._task import TaskSpec
 from tomflywheel.config import EvalSettings
 from tomflywheel.errors import LLMRequestError
-from tomflywheel.llm import ContentClient, score_continuations
+from tomflywheel.llm import ContentClient, ContinuationScore, score_pairs
 from tomflywheel.schema import Answer, Prediction, QAKind, Sample
 
 Work = tuple[Sample, int]
@@ -113,49 +119,15 @@ class Predictor:
 
     async def _score(self, sample: Sample, trial: int) -> Prediction:
         scored = scoring_sample(sample)
-        context = render_logprob_context(
-            sample, self.settings, completion=self.completion, instructions=self.instructions
-        )
         if scored is None:
-            record = _base_record(sample, trial, "logprob", "completions", None, 0.0, None)
-            return Prediction(
-                **record,
-                prompt=context,
-                error="log-prob scoring needs choice options or meta.candidates (2+ with the gold)",
-            )
-        shuffled = shuffle_options(scored)
-        record = _base_record(sample, trial, "logprob", "completions", shuffled, 0.0, None)
+            return unscorable_prediction(sample, trial, settings=self.settings, task=self.task)
+        request = scoring_request(
+            sample, trial, settings=self.settings, task=self.task, scored=scored
+        )
         try:
-            scores = await score_continuations(
-                self.client, context, [f" {option}" for option in shuffled.options]
+            scores: list[ContinuationScore] | LLMRequestError = await score_pairs(
+                self.client, request.pairs
             )
         except LLMRequestError as err:
-            return Prediction(**record, prompt=context, error=str(err))
-        return Prediction(
-            **record,
-            prompt=context,
-            option_logprobs=[s.logprob for s in scores],
-            option_token_counts=[s.n_tokens for s in scores],
-        )
-
-
-def _base_record(
-    sample: Sample,
-    trial: int,
-    mode: str,
-    endpoint: str,
-    shuffled: ShuffledOptions | None,
-    temperature: float,
-    seed: int | None,
-) -> dict[str, object]:
-    return {
-        "sample_id": sample.id,
-        "trial": trial,
-        "mode": mode,
-        "endpoint": endpoint,
-        "options": shuffled.options if shuffled else None,
-        "option_map": shuffled.option_map if shuffled else None,
-        "gold_letters": shuffled.gold_letters if shuffled else None,
-        "temperature": temperature,
-        "seed": seed,
-    }
+            scores = err
+        return scored_prediction(request, scores)

@@ -35,6 +35,9 @@ class TaskSpec:
     macro_f1_by: tuple[str, ...] = ()
     """``meta`` fields within whose values macro-F1 over answer labels is reported beside
     accuracy (OpenToM: ``question_type``; see ``evaluation/_f1.py`` for how labels are read)."""
+    macro_accuracy_by: str | None = None
+    """A ``meta`` field (BabyLM's ``UID``): accuracy is also reported as the mean over its values,
+    each value weighing the same, and the log-prob sweep macro-averages over it."""
     strict_matching: bool = False
     """The benchmark's own scorer gives no partial credit (tgtom): the rules judge then skips
     the prefix and suffix steps, so ``yes`` never passes for ``yes: blue_container``."""

@@ -10,7 +10,7 @@ from rich.markup import escape
 
 from tomflywheel.artifacts import experiment_settings
 from tomflywheel.cli._common import ConfigOption, load, out, rich_progress, status, with_flags
-from tomflywheel.config import DEFAULT_CONFIG
+from tomflywheel.config import DEFAULT_CONFIG, ScoringBackend
 from tomflywheel.evaluation import (
     STAGES,
     EvalSummary,
@@ -97,7 +97,43 @@ def eval_command(
     max_temperature: Annotated[
         float | None, typer.Option(help="Log-prob sweep: highest temperature.")
     ] = None,
-    temperature_step: Annotated[float | None, typer.Option(help="Log-prob sweep: step.")] = None,
+    temperature_step: Annotated[
+        float | None,
+        typer.Option("--temperature-step", "--temperature-interval", help="Log-prob sweep: step."),
+    ] = None,
+    backend: Annotated[
+        ScoringBackend | None,
+        typer.Option(help="Log-prob scoring: server (default), or in-process causal, mlm, mntp."),
+    ] = None,
+    model: Annotated[
+        Path | None, typer.Option(help="In-process backend: the Hugging Face model folder.")
+    ] = None,
+    revision: Annotated[
+        str | None, typer.Option(help="In-process backend: model revision.")
+    ] = None,
+    device: Annotated[
+        str | None, typer.Option(help="In-process backend: auto, cpu, cuda or cuda:N.")
+    ] = None,
+    batch_size: Annotated[
+        int | None, typer.Option(min=1, help="Causal backend: sequences per forward pass.")
+    ] = None,
+    non_causal_batch_size: Annotated[
+        int | None, typer.Option(min=1, help="mlm/mntp: masked copies per forward pass.")
+    ] = None,
+    full_sentence_scores: Annotated[
+        bool | None,
+        typer.Option(
+            "--full-sentence-scores/--completion-scores",
+            help="Score whole sentences (or only the completions).",
+        ),
+    ] = None,
+    save_predictions: Annotated[
+        bool | None,
+        typer.Option(
+            "--save-predictions/--no-save-predictions",
+            help="Sentence tasks: also write predictions grouped by UID.",
+        ),
+    ] = None,
 ) -> None:
     """Predict, judge, score and report the configured (or given) datasets; resumable."""
     stages = tuple(stage or STAGES)
@@ -120,6 +156,16 @@ def eval_command(
                 "min_temperature": min_temperature,
                 "max_temperature": max_temperature,
                 "temperature_step": temperature_step,
+            },
+            "scoring": {
+                "backend": backend,
+                "model": model,
+                "revision": revision,
+                "device": device,
+                "batch_size": batch_size,
+                "non_causal_batch_size": non_causal_batch_size,
+                "full_sentence_scores": full_sentence_scores,
+                "save_predictions": save_predictions,
             },
         },
     )

@@ -20,6 +20,8 @@ from tomflywheel.config._eval import (
     GenerationSettings,
     JudgeSettings,
     LogprobSettings,
+    ScoringBackend,
+    ScoringSettings,
     TemplateSettings,
 )
 from tomflywheel.config._filter import (
@@ -80,6 +82,8 @@ __all__ = [
     "LoraSettings",
     "RepairSettings",
     "RubricSettings",
+    "ScoringBackend",
+    "ScoringSettings",
     "Settings",
     "SolveSettings",
     "Strict",

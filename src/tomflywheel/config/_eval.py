@@ -66,6 +66,39 @@ class LogprobSettings(Strict):
     """A ``meta`` field to macro-average over (e.g. a story id); ``null``: micro average."""
 
 
+ScoringBackend = Literal["server", "causal", "mlm", "mntp"]
+"""How options are scored: through the server, or in-process with transformers (a causal LM, a
+masked LM by pseudo-log-likelihood, or masked next-token prediction)."""
+
+
+class ScoringSettings(Strict):
+    """Which backend scores options by log-prob, and its in-process model."""
+
+    backend: ScoringBackend = "server"
+    """``server``: the OpenAI-compatible server (``/v1/completions`` prompt log-probs);
+    ``causal``, ``mlm``, ``mntp``: a Hugging Face folder loaded in this process."""
+    model: Path | None = None
+    """The Hugging Face model folder (or hub name) of an in-process backend."""
+    revision: str | None = None
+    """The model's revision (branch, tag or commit) when it is a hub name."""
+    device: str = "auto"
+    """``auto`` (CUDA when available, else CPU), ``cpu``, ``cuda`` or ``cuda:N``."""
+    dtype: Literal["float32", "bfloat16", "float16"] = "float32"
+    """Weights' dtype in process (float32 is the exact one on CPU)."""
+    batch_size: int = Field(default=8, ge=1)
+    """Sequences per forward pass of the causal backend (batched by length)."""
+    non_causal_batch_size: int = Field(default=32, ge=1)
+    """Masked copies per forward pass of the ``mlm`` and ``mntp`` backends."""
+    share_context: bool = True
+    """Causal backend: run the context shared by a question's options once (key-value cache)."""
+    full_sentence_scores: bool = False
+    """Score the whole sentence (context and completion), not the completion only."""
+    trust_remote_code: bool = False
+    """Let transformers run the model folder's own code (GPT-BERT, LTG-BERT need it)."""
+    save_predictions: bool = False
+    """Also write each dataset's predictions grouped by ``UID`` (``predictions_by_uid.json``)."""
+
+
 class DatasetRef(Strict):
     """One dataset to evaluate."""
 
@@ -118,6 +151,8 @@ class EvalSettings(Strict):
     """Judging method per dataset name, overriding the registry default."""
     logprob: LogprobSettings = Field(default_factory=LogprobSettings)
     """Log-prob scoring."""
+    scoring: ScoringSettings = Field(default_factory=ScoringSettings)
+    """The log-prob scoring backend (server or in-process)."""
 
 
 class JudgeSettings(Strict):

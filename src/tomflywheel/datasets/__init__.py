@@ -5,7 +5,8 @@ into memory; ``load_all_splits``: every split of a folder), ``fetch_dataset`` /
 ``fetch_files`` (download a benchmark's pinned files, verified, then import), ``SOURCES`` (the
 pinned source table), ``list_datasets`` / ``list_importers`` / ``importer_info`` (what each
 dataset and importer is and takes), ``load_mapping`` (check a generic-importer mapping),
-``IMPORTERS`` and ``TASKS`` (the registries), ``TaskSpec``, ``get_task`` and
+``IMPORTERS`` and ``TASKS`` (the registries), ``is_sentences_file`` / ``import_sentences``
+(a raw BabyLM-style sentences file read directly), ``TaskSpec``, ``get_task`` and
 ``task_for_sample``.
 """
 
@@ -14,12 +15,16 @@ from tomflywheel.asking import PromptKind, TaskSpec
 from tomflywheel.datasets import (  # noqa: F401
     _adv_csfb,
     _bigtom,
+    _blimp,
     _emobench,
+    _entity_tracking,
+    _ewok,
     _fantom,
     _hitom,
     _kosinski,
     _mapping,
     _opentom,
+    _sentences,
     _socialiqa,
     _synthetic,
     _tgtom,
@@ -50,6 +55,7 @@ from tomflywheel.datasets._import import (
 )
 from tomflywheel.datasets._mapping import Mapping, load_mapping
 from tomflywheel.datasets._registry import IMPORTERS, Importer
+from tomflywheel.datasets._sentences import import_sentences, is_sentences_file
 from tomflywheel.datasets._sources import (
     SOURCES,
     UNPINNED,
@@ -88,8 +94,10 @@ __all__ = [
     "get_source",
     "get_task",
     "import_dataset",
+    "import_sentences",
     "importer_info",
     "is_fetched",
+    "is_sentences_file",
     "list_datasets",
     "list_importers",
     "load_all_splits",

@@ -85,6 +85,17 @@ def _agreement(judgments: list[Judgment]) -> dict[str, Any] | None:
     return {"n": len(both), "agree": agree, "rate": round(agree / len(both), 4)}
 
 
+def _macro_accuracy(
+    field: str, samples: dict[str, Sample], judgments: list[Judgment]
+) -> dict[str, Any] | None:
+    """Accuracy averaged over the values of ``field`` (each value weighs the same)."""
+    per = _tally((_key(samples[j.sample_id], (field,)), j) for j in judgments)
+    rates = [g["correct"] / g["n"] for g in per.values() if g["n"]]
+    if not rates:
+        return None
+    return {"by": field, "n_groups": len(rates), "accuracy": round(sum(rates) / len(rates), 4)}
+
+
 def judge_calibration(judgments: list[Judgment], *, min_accuracy: float) -> dict[str, Any] | None:
     """The LLM judge's estimated accuracy: its agreement with the rules where they are certain.
 
@@ -148,7 +159,10 @@ def _with_chance(
 
 
 def _sweep(
-    samples: dict[str, Sample], predictions: list[Prediction], settings: LogprobSettings
+    samples: dict[str, Sample],
+    predictions: list[Prediction],
+    settings: LogprobSettings,
+    macro_by: str | None = None,
 ) -> dict[str, Any] | None:
     """Expected accuracy under softmax(score / T) for each T: the probability mass on the gold.
 
@@ -157,6 +171,7 @@ def _sweep(
     scored = [p for p in predictions if p.option_logprobs and p.error is None]
     if not scored:
         return None
+    macro_field = settings.macro_by or macro_by
     temperatures = []
     t = settings.min_temperature
     while t <= settings.max_temperature + 1e-9:
@@ -164,7 +179,7 @@ def _sweep(
         t += settings.temperature_step
 
     def macro(values: list[tuple[str, float]]) -> float:
-        if settings.macro_by is None:
+        if macro_field is None:
             return sum(v for _, v in values) / len(values)
         groups: dict[str, list[float]] = defaultdict(list)
         for key, value in values:
@@ -172,7 +187,7 @@ def _sweep(
         return sum(sum(g) / len(g) for g in groups.values()) / len(groups)
 
     def unit(p: Prediction) -> str:
-        field = settings.macro_by
+        field = macro_field
         return str(samples[p.sample_id].meta.get(field, p.sample_id)) if field else p.sample_id
 
     rows = []
@@ -190,7 +205,7 @@ def _sweep(
     best_row = max(table, key=lambda row: row["accuracy"])
     return {
         "normalize": settings.normalize,
-        "macro_by": settings.macro_by,
+        "macro_by": macro_field,
         "argmax_accuracy": round(macro(argmax), 4),
         "temperatures": table,
         "best": best_row,
@@ -247,7 +262,10 @@ def compute_metrics(
         "macro_f1": macro_f1_by(task.macro_f1_by, by_id, predictions, judgments)
         if task.macro_f1_by
         else None,
-        "logprob_sweep": _sweep(by_id, predictions, logprob),
+        "macro_accuracy": _macro_accuracy(task.macro_accuracy_by, by_id, judgments)
+        if task.macro_accuracy_by
+        else None,
+        "logprob_sweep": _sweep(by_id, predictions, logprob, task.macro_accuracy_by),
         "usage": _usage(predictions),
     }
 

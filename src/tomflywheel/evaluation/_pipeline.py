@@ -34,10 +34,12 @@ from tomflywheel.evaluation._judging import (
     run_judgments,
     set_aside_other_method,
 )
+from tomflywheel.evaluation._local_scoring import run_local_scoring
 from tomflywheel.evaluation._metrics import compute_metrics
 from tomflywheel.evaluation._predict import pending_predictions, run_predictions
 from tomflywheel.evaluation._select import select_datasets
-from tomflywheel.llm import ContentClient, StructureClient, llm_endpoint
+from tomflywheel.evaluation._uid_outputs import write_uid_outputs
+from tomflywheel.llm import ContentClient, StructureClient, build_scorer, llm_endpoint
 from tomflywheel.progress import ProgressFactory, no_progress, offset_progress
 
 logger = logging.getLogger(__name__)
@@ -123,8 +125,12 @@ def run_evaluation(
         d.label: bool(pending_predictions(d, experiment, trials)) if "predict" in stages else False
         for d in loaded
     }
+    in_process = [d for d in loaded if "predict" in stages and _scored_in_process(settings, d)]
+    if in_process:
+        _score_in_process(settings.eval, in_process, experiment, outcomes, progress)
     # A judge needs the server only for judgments still missing, or about to be (new predictions).
-    needs_llm = any(to_predict.values()) or (
+    scored_here = {d.label for d in in_process}
+    needs_llm = any(to_predict[d.label] and d.label not in scored_here for d in loaded) or (
         "judge" in stages
         and any(
             judges[d.label].uses_llm
@@ -162,6 +168,8 @@ async def _run_llm_stages(
     async with ContentClient(llm) as client:
         if "predict" in stages:
             for dataset in loaded:
+                if _scored_in_process(settings, dataset):
+                    continue
                 await _predict_one(
                     settings.eval, client, dataset, experiment, outcomes[dataset.label], progress
                 )
@@ -198,6 +206,52 @@ async def _predict_one(
             predictor,
             on_progress=offset_progress(update, outcome.prediction_skipped, total),
         )
+
+
+def _scored_in_process(settings: Settings, dataset: LoadedDataset) -> bool:
+    """The dataset's options are scored by an in-process backend, not by the server."""
+    return settings.eval.scoring.backend != "server" and dataset.judge == "logprob"
+
+
+def _score_in_process(
+    settings: EvalSettings,
+    loaded: list[LoadedDataset],
+    experiment: Experiment,
+    outcomes: dict[str, DatasetOutcome],
+    progress: ProgressFactory,
+) -> None:
+    """Predict the datasets with the configured in-process backend (the model is loaded once).
+
+    Nothing is loaded when every prediction is already there (a resume).
+    """
+    pending = {d.label: pending_predictions(d, experiment, settings.trials) for d in loaded}
+    for dataset in loaded:
+        total = len(dataset.samples) * settings.trials
+        outcomes[dataset.label].prediction_skipped = total - len(pending[dataset.label])
+    if not any(pending.values()):
+        return
+    scorer = build_scorer(settings.scoring)
+    try:
+        for dataset in loaded:
+            outcome = outcomes[dataset.label]
+            work = pending[dataset.label]
+            if not work:
+                continue
+            total = len(dataset.samples) * settings.trials
+            label = f"score {dataset.label} ({scorer.name})"
+            with progress(label, skipped=outcome.prediction_skipped) as update:
+                outcome.predicted = asyncio.run(
+                    run_local_scoring(
+                        dataset,
+                        experiment,
+                        work,
+                        scorer,
+                        settings,
+                        on_progress=offset_progress(update, outcome.prediction_skipped, total),
+                    )
+                )
+    finally:
+        scorer.close()
 
 
 async def _judge_all(
@@ -258,4 +312,5 @@ def write_metrics(
     # Read from the experiment's own snapshot, so a metric re-run from the folder alone agrees.
     metrics["judge_identity"] = judge_identity(experiment_settings(experiment.root), judgments)
     atomic_write_json(experiment.metrics(dataset.label), metrics)
+    write_uid_outputs(settings, dataset, experiment, metrics)
     return metrics

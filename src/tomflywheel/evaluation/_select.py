@@ -8,7 +8,7 @@ from pathlib import Path
 
 from tomflywheel.artifacts import LoadedDataset
 from tomflywheel.config import DatasetRef, Settings
-from tomflywheel.datasets import task_for_sample
+from tomflywheel.datasets import import_sentences, is_sentences_file, task_for_sample
 from tomflywheel.errors import ConfigError, DataError, PathError, UserInputError
 from tomflywheel.schema import read_samples
 
@@ -41,7 +41,7 @@ def load_dataset(
     exclude_memory_reality: bool,
     judge_override: str | None,
 ) -> LoadedDataset:
-    """Read a dataset file, resolve its task spec, and apply the sample filters.
+    """Read a dataset file (normalized, or raw ``sentences``), resolve its task, apply filters.
 
     Raises:
         DataError: A malformed record (file:line:field) or an empty file.
@@ -49,7 +49,9 @@ def load_dataset(
     """
     if not ref.path.exists():
         raise PathError(ref.path, None, None, "dataset file not found")
-    samples = list(read_samples(ref.path))
+    # A raw ``sentences`` file (BabyLM format) is read as is: no import step needed.
+    reader = import_sentences if is_sentences_file(ref.path) else read_samples
+    samples = list(reader(ref.path))
     if not samples:
         raise DataError(ref.path, None, None, "no samples")
     task = task_for_sample(samples[0])

@@ -3,6 +3,8 @@
 Knows nothing about Theory of Mind; every LLM call of every stage goes through here.
 """
 
+# Built-in scoring backends: each module registers its factories on import.
+from tomflywheel.llm import _hf_scorers  # noqa: F401
 from tomflywheel.llm._batch import ProgressCallback, run_batch
 from tomflywheel.llm._cache import RequestCache, request_key
 from tomflywheel.llm._content import ContentClient, Reply
@@ -13,6 +15,13 @@ from tomflywheel.llm._logprob import (
     first_token,
     score_continuations,
     score_many,
+)
+from tomflywheel.llm._scorers import (
+    SCORERS,
+    Scorer,
+    ScoringPair,
+    build_scorer,
+    score_pairs,
 )
 from tomflywheel.llm._server import (
     VLLMServer,
@@ -27,16 +36,20 @@ from tomflywheel.llm._stats import UsageStats
 from tomflywheel.llm._structure import StructureClient, StructureFailure
 
 __all__ = [
+    "SCORERS",
     "ContentClient",
     "ContinuationScore",
     "FirstToken",
     "ProgressCallback",
     "Reply",
     "RequestCache",
+    "Scorer",
+    "ScoringPair",
     "StructureClient",
     "StructureFailure",
     "UsageStats",
     "VLLMServer",
+    "build_scorer",
     "continuation_logprob",
     "default_model_dir",
     "embedded_server",
@@ -48,5 +61,6 @@ __all__ = [
     "run_batch",
     "score_continuations",
     "score_many",
+    "score_pairs",
     "shared_servers",
 ]
