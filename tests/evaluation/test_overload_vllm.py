@@ -1,4 +1,4 @@
-"""An overloaded server slows the evaluation down instead of failing it (real server behind a proxy)."""
+"""An overloaded server slows the evaluation down instead of failing it (real server, a proxy)."""
 
 from __future__ import annotations
 

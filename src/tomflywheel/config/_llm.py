@@ -45,7 +45,7 @@ class LLMSettings(Strict):
     endpoint: Literal["chat", "completions"] = "chat"
     """Which API generation prompts go to."""
     concurrency: int = Field(default=16, ge=1)
-    """Most requests in flight at once; halved on overload (timeouts, 429, 503), regrown on success."""
+    """Most requests in flight; halved on overload (timeouts, 429, 503), regrown on success."""
     timeout_s: float = Field(default=120.0, gt=0)
     """First request deadline; deadlines grow with the observed latency and after timeouts."""
     max_timeout_s: float = Field(default=1800.0, gt=0)

@@ -57,7 +57,7 @@ class RetryDelay:
         self._rng = rng or random.Random()
 
     def __call__(self, exc: BaseException | None, attempt: int) -> float:
-        """Seconds to wait after the ``attempt``-th (1-based) failed attempt, which raised ``exc``."""
+        """Seconds to wait after failed attempt ``attempt`` (from 1), which raised ``exc``."""
         asked = retry_after_s(exc)
         if asked is not None:
             # A server's request wins over our schedule, but a broken header must not stall us.
