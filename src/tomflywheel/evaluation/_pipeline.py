@@ -33,9 +33,13 @@ from tomflywheel.evaluation._judging import (
     set_aside_other_method,
 )
 from tomflywheel.evaluation._metrics import compute_metrics
-from tomflywheel.evaluation._predict import pending_predictions, run_predictions
+from tomflywheel.evaluation._predict import (
+    drop_errored_predictions,
+    pending_predictions,
+    run_predictions,
+)
 from tomflywheel.evaluation._select import select_datasets
-from tomflywheel.llm import ContentClient, StructureClient, llm_endpoint
+from tomflywheel.llm import ContentClient, Need, StructureClient, llm_endpoint, preflight
 from tomflywheel.progress import ProgressFactory, no_progress, offset_progress
 
 logger = logging.getLogger(__name__)
@@ -117,21 +121,29 @@ def run_evaluation(
     if "judge" in stages:
         for dataset in loaded:
             set_aside_other_method(experiment.judgments(dataset.label), judges[dataset.label])
+    if "predict" in stages:
+        for dataset in loaded:
+            drop_errored_predictions(dataset, experiment)
     to_predict = {
         d.label: bool(pending_predictions(d, experiment, trials)) if "predict" in stages else False
         for d in loaded
     }
     # A judge needs the server only for judgments still missing, or about to be (new predictions).
-    needs_llm = any(to_predict.values()) or (
-        "judge" in stages
-        and any(
-            judges[d.label].uses_llm
-            and (to_predict[d.label] or bool(pending_judgments(d, experiment)))
-            for d in loaded
-        )
+    judge_llm = "judge" in stages and any(
+        judges[d.label].uses_llm and (to_predict[d.label] or bool(pending_judgments(d, experiment)))
+        for d in loaded
     )
-    if needs_llm:
-        with llm_endpoint(settings, on_status) as llm:
+    needs: set[Need] = {
+        "logprobs" if d.judge == "logprob" else settings.llm.endpoint
+        for d in loaded
+        if to_predict[d.label]
+    }
+    if judge_llm and settings.judge.llm is None:
+        needs.add("chat")
+    elif judge_llm and settings.judge.llm is not None:
+        preflight(settings.judge.llm, {"chat"})
+    if any(to_predict.values()) or judge_llm:
+        with llm_endpoint(settings, on_status, needs=needs) as llm:
             asyncio.run(
                 _run_llm_stages(
                     settings, llm, loaded, experiment, stages, outcomes, summary, progress

@@ -14,6 +14,7 @@ from tomflywheel.llm._logprob import (
     score_continuations,
     score_many,
 )
+from tomflywheel.llm._preflight import Need, preflight
 from tomflywheel.llm._server import (
     VLLMServer,
     default_model_dir,
@@ -30,6 +31,7 @@ __all__ = [
     "ContentClient",
     "ContinuationScore",
     "FirstToken",
+    "Need",
     "ProgressCallback",
     "Reply",
     "RequestCache",
@@ -44,6 +46,7 @@ __all__ = [
     "first_token",
     "free_port",
     "llm_endpoint",
+    "preflight",
     "request_key",
     "run_batch",
     "score_continuations",

@@ -14,7 +14,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from pathlib import Path
 
 import httpx
@@ -22,6 +22,7 @@ import httpx
 from tomflywheel.config import EmbeddedServerSettings, LLMSettings, Settings, cache_root
 from tomflywheel.errors import ConfigError, ServerError
 from tomflywheel.llm._convert import find_gguf
+from tomflywheel.llm._preflight import Need, preflight
 
 logger = logging.getLogger(__name__)
 
@@ -248,26 +249,34 @@ def _served(settings: Settings, server: VLLMServer) -> LLMSettings:
 
 @contextlib.contextmanager
 def llm_endpoint(
-    settings: Settings, on_status: Callable[[str], None] | None = None
+    settings: Settings,
+    on_status: Callable[[str], None] | None = None,
+    *,
+    needs: Collection[Need] = ("chat",),
 ) -> Iterator[LLMSettings]:
     """The LLM settings to use: an embedded server is started (and stopped after) when configured.
 
-    Inside ``shared_servers()`` an embedded server is started once and reused.
+    Inside ``shared_servers()`` an embedded server is started once and reused. Before yielding,
+    the endpoint is checked (``preflight``): it answers, serves the model, and accepts ``needs``.
 
     Raises:
-        ServerError: The embedded server could not start.
-        ConfigError: An external server is configured without base URL or model.
+        ServerError: The embedded server could not start, or no endpoint answers.
+        ConfigError: An external server is configured without base URL or model, does not serve
+            the model (the served names are listed), or refuses a needed kind of request.
     """
     if settings.server == "external":
         if not settings.llm.base_urls:
             raise ConfigError("server: external needs llm.base_urls (or TOMFLYWHEEL_BASE_URL)")
         if not settings.llm.model:
             raise ConfigError("server: external needs llm.model (or TOMFLYWHEEL_MODEL)")
+        preflight(settings.llm, needs)
         yield settings.llm
         return
     key = settings.embedded.model_dump_json()
     if _shared is not None and key in _shared and _shared[key].running:
-        yield _served(settings, _shared[key])
+        served = _served(settings, _shared[key])
+        preflight(served, needs)
+        yield served
         return
     server = embedded_server(settings.embedded, on_status)
     if on_status:
@@ -279,7 +288,9 @@ def llm_endpoint(
             on_status(f"vLLM server ready at {server.base_url}")
         if _shared is not None:
             _shared[key] = server  # shared_servers() stops it
-        yield _served(settings, server)
+        served = _served(settings, server)
+        preflight(served, needs)
+        yield served
     except BaseException:
         server.stop()
         raise
