@@ -31,6 +31,12 @@ class EmbeddedServerSettings(Strict):
     """How long to wait for ``/v1/models`` to answer."""
     extra_args: list[str] = Field(default_factory=list)
     """More ``vllm`` server arguments, passed as a list (never through a shell)."""
+    threads_bind: str = "auto"
+    """``VLLM_CPU_OMP_THREADS_BIND`` of the CPU build: ``auto`` binds to the core that running
+    vLLM servers claim least (so two servers each get their own core; a value already in the
+    environment wins), ``""`` leaves it to vLLM, anything else (``1``, ``0-3``) is passed on."""
+    max_restarts: int = Field(default=3, ge=0)
+    """How many times a server that dies mid-run is restarted before the run gives up."""
 
 
 class LLMSettings(Strict):

@@ -16,6 +16,7 @@ import tempfile
 import time
 from collections.abc import Callable, Collection, Iterator
 from pathlib import Path
+from typing import IO
 
 import httpx
 
@@ -27,6 +28,8 @@ from tomflywheel.llm._preflight import Need, preflight
 logger = logging.getLogger(__name__)
 
 DEFAULT_MODEL_NAME = "SmolLM2-135M-Instruct"
+GUARD = Path(__file__).with_name("_guard.py")
+"""Runs the server so that it dies with this process (a script: it imports only the stdlib)."""
 
 
 def default_model_dir() -> Path:
@@ -78,6 +81,29 @@ def free_port(host: str = "127.0.0.1") -> int:
         return int(sock.getsockname()[1])
 
 
+def guarded_popen(
+    command: list[str], *, bind: str, log: IO[bytes], env: dict[str, str]
+) -> subprocess.Popen[bytes]:
+    """Start ``command`` under the guard, in a new session; returns the guard's process.
+
+    The guard leads the command's process group and takes it down when this process dies, even
+    by SIGKILL (without it an embedded server would serve on, orphaned); it also sets
+    ``VLLM_CPU_OMP_THREADS_BIND`` from ``bind`` (see ``EmbeddedServerSettings.threads_bind``).
+    """
+    guard = [
+        sys.executable, str(GUARD), str(os.getpid()), bind,
+        str(cache_root() / "cpu-binding.lock"), "--",
+    ]  # fmt: skip
+    return subprocess.Popen(
+        [*guard, *command],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL,
+        env=env,
+        start_new_session=True,
+    )
+
+
 def _log_tail(path: Path, lines: int = 30) -> str:
     try:
         return "\n".join(path.read_text(encoding="utf-8", errors="replace").splitlines()[-lines:])
@@ -102,6 +128,8 @@ class VLLMServer:
         self.port = settings.port or free_port(settings.host)
         self.log_path = log_path or cache_root() / "logs" / f"vllm-{self.port}.log"
         self._process: subprocess.Popen[bytes] | None = None
+        self.starts = 0
+        """How many times the server was started (restarts included)."""
 
     @property
     def base_url(self) -> str:
@@ -124,7 +152,11 @@ class VLLMServer:
         return [*args, *self.settings.extra_args]
 
     def start(self) -> None:
-        """Start the server in its own session (so it can be stopped as a group)."""
+        """Start the server in its own session (so it can be stopped as a group), guarded.
+
+        The guard stops the server when this process dies, and binds the CPU build's threads
+        (``threads_bind``) to the core running servers leave free.
+        """
         if importlib.util.find_spec("vllm") is None:
             raise ServerError(
                 "vLLM is not installed: `pip install -e '.[cpu]'` (CPU) or `.[gpu]` (GPU), "
@@ -138,15 +170,12 @@ class VLLMServer:
         env.setdefault("TRANSFORMERS_OFFLINE", "1")
         env.setdefault("VLLM_NO_USAGE_STATS", "1")
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
-        with self.log_path.open("wb") as log:
-            self._process = subprocess.Popen(
-                self.command(),
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                stdin=subprocess.DEVNULL,
-                env=env,
-                start_new_session=True,
+        # A restart appends to the log, so the dead server's last lines stay readable.
+        with self.log_path.open("ab" if self.starts else "wb") as log:
+            self._process = guarded_popen(
+                self.command(), bind=self.settings.threads_bind, log=log, env=env
             )
+        self.starts += 1
         logger.info("vLLM server starting on %s (log: %s)", self.base_url, self.log_path)
 
     def wait_ready(self) -> None:
