@@ -13,6 +13,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Collection, Iterator
 from pathlib import Path
@@ -130,6 +131,10 @@ class VLLMServer:
         self._process: subprocess.Popen[bytes] | None = None
         self.starts = 0
         """How many times the server was started (restarts included)."""
+        self.restarts = 0
+        """How many times the supervisor restarted it after it died."""
+        self._stopping = threading.Event()
+        self._supervisor: threading.Thread | None = None
 
     @property
     def base_url(self) -> str:
@@ -169,6 +174,8 @@ class VLLMServer:
         env.setdefault("HF_HUB_OFFLINE", "1")
         env.setdefault("TRANSFORMERS_OFFLINE", "1")
         env.setdefault("VLLM_NO_USAGE_STATS", "1")
+        if threading.current_thread() is not self._supervisor:
+            self._stopping.clear()  # started again after a stop
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         # A restart appends to the log, so the dead server's last lines stay readable.
         with self.log_path.open("ab" if self.starts else "wb") as log:
@@ -185,7 +192,7 @@ class VLLMServer:
             ServerError: The server died or did not answer in time (with its log's tail).
         """
         deadline = time.monotonic() + self.settings.startup_timeout_s
-        while time.monotonic() < deadline:
+        while time.monotonic() < deadline and not self._stopping.is_set():
             if self._process is None or self._process.poll() is not None:
                 code = None if self._process is None else self._process.returncode
                 raise ServerError(
@@ -202,8 +209,54 @@ class VLLMServer:
             f"log {self.log_path}:\n{_log_tail(self.log_path)}"
         )
 
+    def supervise(self, on_status: Callable[[str], None] | None = None) -> None:
+        """Restart the server whenever it dies, up to ``max_restarts`` times, until ``stop``.
+
+        It comes back on the same port, so clients keep their base URL; while it is down they
+        see refused connections and wait (``llm.unreachable_after_s``).
+        """
+        if self._supervisor is None:
+            self._supervisor = threading.Thread(
+                target=self._watch, args=(on_status,), name="vllm-supervisor", daemon=True
+            )
+            self._supervisor.start()
+
+    def _watch(self, on_status: Callable[[str], None] | None) -> None:
+        while not self._stopping.wait(1.0):
+            process = self._process
+            if process is None or process.poll() is None:
+                continue
+            tail = _log_tail(self.log_path, 12)
+            if self.restarts >= self.settings.max_restarts:
+                message = (
+                    f"the vLLM server died (code {process.returncode}) and was restarted "
+                    f"{self.restarts} times already (embedded.max_restarts); log {self.log_path}:"
+                    f"\n{tail}"
+                )
+                logger.error("%s", message)
+                if on_status:
+                    on_status(message)
+                return
+            self.restarts += 1
+            message = (
+                f"the vLLM server died (code {process.returncode}); restarting it "
+                f"({self.restarts}/{self.settings.max_restarts}); log {self.log_path}:\n{tail}"
+            )
+            logger.warning("%s", message)
+            if on_status:
+                on_status(message)
+            with contextlib.suppress(ServerError):  # a failed start is seen on the next tick
+                self.start()
+                self.wait_ready()
+                if on_status:
+                    on_status(f"vLLM server back at {self.base_url}")
+
     def stop(self, grace_s: float = 20.0) -> None:
         """SIGTERM the process group, then SIGKILL whatever is left after ``grace_s``."""
+        self._stopping.set()
+        if self._supervisor is not None and self._supervisor is not threading.current_thread():
+            self._supervisor.join()
+            self._supervisor = None
         process, self._process = self._process, None
         if process is None or process.poll() is not None:
             return
@@ -317,6 +370,7 @@ def llm_endpoint(
             on_status(f"vLLM server ready at {server.base_url}")
         if _shared is not None:
             _shared[key] = server  # shared_servers() stops it
+        server.supervise(on_status)
         served = _served(settings, server)
         preflight(served, needs)
         yield served
