@@ -22,7 +22,7 @@ pytestmark = pytest.mark.vllm
 def test_a_server_killed_mid_stage_is_restarted_and_the_stage_finishes_as_a_clean_run(
     slices, vllm_base_url, tmp_path
 ):
-    datasets = [DatasetRef(path=slices["tomi"], name="tomi", max_samples=12)]
+    datasets = [DatasetRef(path=slices["tomi"], name="tomi", max_samples=8)]
     settings = external_settings(vllm_base_url, tmp_path / "own", datasets=datasets)
     generation = settings.eval.generation.model_copy(update={"max_tokens": 16})
     settings.eval.generation = generation
@@ -51,7 +51,7 @@ def test_a_server_killed_mid_stage_is_restarted_and_the_stage_finishes_as_a_clea
     killer.join(timeout=1)
     assert killed, "the server was never killed"
     assert any("restarting it (1/3)" in m for m in messages), messages
-    assert summary.datasets[0].predicted == 12
+    assert summary.datasets[0].predicted == 8
     assert summary.usage["failures"] == 0
     clean = run_evaluation(settings, exp_dir=tmp_path / "clean", stages=["predict"])
     ours = [json.loads(line) for line in predictions.read_text().splitlines()]
