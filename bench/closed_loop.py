@@ -1,34 +1,51 @@
-"""One closed round on this CPU: evaluate, synthesize and admit, fine-tune, re-evaluate.
+"""The closed loop on real held-out data: does the admitted data lift belief tracking?
 
-SmolLM2-135M-Instruct on the embedded vLLM server. Synthesis seeds: a ToMi *val* slice and a
-Hi-ToM slice; held-out sets (never seeds): a ToMi *test* slice and another Hi-ToM slice, each
-scored by generation and by log-prob over its answer options (format-free). ToMi slices are
-half targets (belief questions on false-belief stories), half controls; Hi-ToM slices cycle
-through orders, story lengths and deception. Prints before/after accuracy on all items,
-targets and controls, sample counts, and wall time per stage. Defaults finish in about 32
-minutes here; larger settings are flags (for GPU machines).
+SmolLM2-135M-Instruct on the embedded vLLM server (or ``--base-url``). For each admitted-data
+budget of the learning curve (``--budgets``) one flywheel round runs: evaluate the synthesis
+seeds (a ToMi *val* slice and half of Hi-ToM's stories), diagnose, synthesize with the
+targets-first plan, filter and admit (shortcut balance enforced), fine-tune the base model,
+and measure the held-out sets before and after. Held-out sets are never seeds:
 
-    python bench/closed_loop.py                          # CPU defaults
-    python bench/closed_loop.py --samples 200 --budget 400 --steps 300 --batch-size 16
+- ToMi *test*, half targets (belief questions whose gold differs from reality) and half
+  controls, split again into convention-free items (the engine's principled ``default`` answer
+  is ToMi's gold) and convention-dependent ones (ToMi's generator convention decides);
+- Hi-ToM, the other half of its stories, across orders 0-4;
+- BigToM forward belief, false-belief (targets) and true-belief (controls) stories:
+  out of domain for the ToMi-style generator (transfer).
+
+Scored by rules (generation) and by log-prob over the answer options; never by an LLM judge of
+the model under training. Prints, per budget, held-out set and scoring: accuracy before and
+after with Wilson 95% intervals for targets, controls and convention-free targets; the paired
+lift with its 95% interval (McNemar-style, on the same items); the reality-bias rate and the
+heuristic that best explains the model's answers, before and after; admitted samples and the
+CPU time of each budget.
+
+    python bench/closed_loop.py                            # the CPU default (one budget)
+    python bench/closed_loop.py --budgets 250,500,1000     # the learning curve
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 import tempfile
 import time
+from collections import defaultdict
 from pathlib import Path
+from typing import Any
 
 import yaml
 
 from tomflywheel._io import write_jsonl_atomic
+from tomflywheel.artifacts import Experiment, read_judgments
+from tomflywheel.audit import audit_item
 from tomflywheel.config import parse_settings
 from tomflywheel.datasets import load_benchmark
 from tomflywheel.flywheel import is_control, load_manifest, run_flywheel
-from tomflywheel.report import lift_rows
-from tomflywheel.schema import Sample
+from tomflywheel.schema import SCORED, Sample, Verdict, read_samples
+from tomflywheel.stats import Z95, wilson_interval
 
 BENCHMARKS = Path(__file__).resolve().parents[1].parent / "shared" / "benchmarks"
 
@@ -44,17 +61,45 @@ def balanced(samples: list[Sample], n: int) -> list[Sample]:
     return chosen
 
 
-def slices(work: Path, n: int) -> dict[str, Path]:
-    """ToMi: half targets, half controls. Hi-ToM: every 20th item, which cycles through the
-    orders 0-4 (0 is the reality control), story lengths 1-3 and deception; seeds and held-out
-    items come from different stories."""
+def hitom_halves(samples: list[Sample]) -> tuple[list[Sample], list[Sample]]:
+    """Hi-ToM split by story (every other story): seeds and held-out never share one."""
+    stories: dict[str, int] = {}
+    halves: tuple[list[Sample], list[Sample]] = ([], [])
+    for sample in samples:
+        index = stories.setdefault(sample.story, len(stories))
+        halves[index % 2].append(sample)
+    return halves
+
+
+def bigtom_forward_belief(samples: list[Sample], n: int) -> list[Sample]:
+    """BigToM forward-belief stories: ``n // 2`` false-belief targets, the rest true-belief."""
+    wanted = {"false": n // 2, "true": n - n // 2}
+    chosen = []
+    for sample in samples:
+        meta = sample.meta
+        if meta.get("direction") != "forward" or meta.get("variable") != "belief":
+            continue
+        if meta.get("init_belief") != 0 or not wanted.get(meta.get("belief"), 0):
+            continue
+        wanted[meta["belief"]] -= 1
+        tom = meta["belief"] == "false"
+        chosen.append(sample.model_copy(update={"meta": {**meta, "tom": tom}}))
+    return chosen
+
+
+def slices(work: Path, args: argparse.Namespace) -> dict[str, Path]:
+    """Seed and held-out files, written once into the work folder."""
     tomi = BENCHMARKS / "tomi" / "tomi_balanced_story_types"
-    hitom = load_benchmark("hitom", BENCHMARKS / "hitom" / "Hi-ToM_data.json")
+    hitom_seed, hitom_heldout = hitom_halves(
+        load_benchmark("hitom", BENCHMARKS / "hitom" / "Hi-ToM_data.json")
+    )
+    bigtom = load_benchmark("bigtom", BENCHMARKS / "bigtom")
     files = {
-        "tomi_val_seed": balanced(load_benchmark("tomi", tomi, split="val"), n),
-        "hitom_seed": hitom[0::20][: n // 2],
-        "tomi_test_heldout": balanced(load_benchmark("tomi", tomi, split="test"), n),
-        "hitom_heldout": hitom[10::20][: n // 2],
+        "tomi_val_seed": balanced(load_benchmark("tomi", tomi, split="val"), args.seeds),
+        "hitom_seed": hitom_seed[: args.seeds // 2],
+        "tomi_test_heldout": balanced(load_benchmark("tomi", tomi, split="test"), args.tomi),
+        "hitom_heldout": hitom_heldout[: args.hitom],
+        "bigtom_heldout": bigtom_forward_belief(bigtom, args.bigtom),
     }
     paths = {}
     for name, samples in files.items():
@@ -63,32 +108,42 @@ def slices(work: Path, n: int) -> dict[str, Path]:
     return paths
 
 
-def config(work: Path, paths: dict[str, Path], args: argparse.Namespace) -> dict:
+def config(work: Path, paths: dict[str, Path], args: argparse.Namespace, budget: int) -> dict:
+    """One round's settings for an admitted-data budget (about one epoch of training)."""
     server = (
         {"server": "external", "llm": {"base_urls": [args.base_url], "model": args.model}}
-        if (args.base_url)
+        if args.base_url
         else {"server": "embedded", "llm": {}}
     )
-    server["llm"].update(concurrency=args.concurrency, cache_path=str(work / "requests.sqlite"))
+    server["llm"].update(
+        concurrency=args.concurrency,
+        timeout_s=600,
+        max_retries=12,
+        cache_path=str(work / "requests.sqlite"),
+    )
+    heldout = ("tomi_test_heldout", "hitom_heldout", "bigtom_heldout")
     return {
         **server,
         "eval": {
-            "datasets": [{"path": str(paths["tomi_val_seed"])}, {"path": str(paths["hitom_seed"])}],
+            "datasets": [
+                {"path": str(paths["tomi_val_seed"]), "judge": "rules"},
+                {"path": str(paths["hitom_seed"]), "judge": "rules"},
+            ],
             "results_dir": str(work / "results"),
             "datasets_dir": str(work / "none"),
         },
         "feedback": {
-            "budget": args.budget,
+            "budget": budget,
             "min_per_weakness": 4,
             "cross_check_rate": 0.0,
-            "max_llm_diagnoses": 20,
+            "max_llm_diagnoses": 0,
         },
         "filter": {
             "rubric": {"min_clarity": 1, "min_solvability": 1, "require_tom": False},
             "repair": {"attempts": 0},
         },
         "train": {
-            "steps": args.steps,
+            "steps": max(1, math.ceil(budget * args.epochs / args.batch_size)),
             "batch_size": args.micro_batch,
             "gradient_accumulation": max(1, args.batch_size // args.micro_batch),
             "gradient_checkpointing": args.micro_batch < args.batch_size,
@@ -98,68 +153,151 @@ def config(work: Path, paths: dict[str, Path], args: argparse.Namespace) -> dict
         },
         "flywheel": {
             "runs_dir": str(work / "runs"),
-            "train_dir": str(work / "train"),
+            "train_dir": str(work / f"train_{budget}"),
             "train": True,
-            "heldout": [
-                {"path": str(paths["tomi_test_heldout"])},
-                {"path": str(paths["hitom_heldout"])},
-            ],
+            "filter_llm": False,
+            "heldout": [{"path": str(paths[name]), "judge": "rules"} for name in heldout],
         },
     }
+
+
+def paired_lift(before: dict[str, bool], after: dict[str, bool]) -> tuple[float, float, float]:
+    """Lift on the items scored both times, with its 95% interval (paired, McNemar-style)."""
+    shared = sorted(set(before) & set(after))
+    n = len(shared)
+    if not n:
+        return math.nan, math.nan, math.nan
+    gained = sum(after[i] and not before[i] for i in shared)
+    lost = sum(before[i] and not after[i] for i in shared)
+    lift = (gained - lost) / n
+    variance = max((gained + lost - (gained - lost) ** 2 / n) / n**2, 0.0)
+    half = Z95 * math.sqrt(variance)
+    return lift, lift - half, lift + half
+
+
+def verdicts(experiment: Experiment, label: str) -> dict[str, bool]:
+    """Sample id -> right, for the first trial of every scored item."""
+    return {
+        j.sample_id: j.verdict is Verdict.CORRECT
+        for j in read_judgments(experiment.judgments(label))
+        if j.trial == 0 and j.verdict in SCORED
+    }
+
+
+def parts(samples: list[Sample]) -> dict[str, set[str]]:
+    """Item ids per part: targets and controls, each split by convention where the engine reads.
+
+    Convention-free: the engine's principled answer is the benchmark's gold; convention-dep.:
+    the benchmark's labelling convention decides (ToMi's second-order no-ToM items).
+    """
+    out: dict[str, set[str]] = defaultdict(set)
+    for sample in samples:
+        role = "controls" if is_control(sample) else "targets"
+        out[role].add(sample.id)
+        free = audit_item(sample).convention_free
+        if free is not None:
+            out[f"{role}, convention-{'free' if free else 'dep.'}"].add(sample.id)
+    return out
+
+
+def _pct(right: int, n: int) -> str:
+    if not n:
+        return "–"
+    low, high = wilson_interval(right, n) or (math.nan, math.nan)
+    return f"{100 * right / n:5.1f} [{100 * low:4.1f},{100 * high:5.1f}]"
+
+
+def _shortcuts(experiment: Experiment, label: str) -> tuple[str, str]:
+    path = experiment.metrics(label)
+    if not path.exists():
+        return "–", "–"
+    found = json.loads(path.read_text(encoding="utf-8")).get("shortcuts") or {}
+    bias = (found.get("reality_bias") or {}).get("accuracy")
+    return ("–" if bias is None else f"{100 * bias:.1f}%"), str(found.get("best_explained_by"))
+
+
+def report(run_dir: Path, budget: int, admitted: int, seconds: float) -> None:
+    """The table of one budget: every held-out set, both scorings, every part."""
+    round_dir = run_dir / "round_1"
+    before, after = (
+        Experiment(round_dir / "heldout_before"),
+        Experiment(round_dir / "heldout_after"),
+    )
+    print(f"\n== budget {budget}: admitted {admitted}; the round took {seconds / 60:.1f} min here")
+    print(
+        f"{'held-out set':28} {'part':26} {'n':>4} {'before% [95% CI]':>20} "
+        f"{'after% [95% CI]':>20} {'lift pts [95% CI]':>22}"
+    )
+    for samples_path in sorted(before.root.glob("*/samples.jsonl")):
+        label = samples_path.parent.name
+        if not after.judgments(label).exists():
+            continue
+        first, second = verdicts(before, label), verdicts(after, label)
+        for part, ids in sorted(parts(list(read_samples(samples_path))).items()):
+            b = {i: first[i] for i in ids if i in first}
+            a = {i: second[i] for i in ids if i in second}
+            lift, low, high = paired_lift(b, a)
+            print(
+                f"{label:28} {part:26} {len(b):>4} {_pct(sum(b.values()), len(b)):>20} "
+                f"{_pct(sum(a.values()), len(a)):>20} "
+                f"{100 * lift:+6.1f} [{100 * low:+5.1f},{100 * high:+5.1f}]"
+            )
+        bias_before, best_before = _shortcuts(before, label)
+        bias_after, best_after = _shortcuts(after, label)
+        print(
+            f"{'':28} reality bias {bias_before} -> {bias_after}; best-explaining heuristic "
+            f"{best_before} -> {best_after}"
+        )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--samples", type=int, default=60, help="ToMi items per slice")
-    parser.add_argument("--budget", type=int, default=96, help="candidates to synthesize")
-    parser.add_argument("--steps", type=int, default=40, help="fine-tuning steps")
+    parser.add_argument("--budgets", default="250", help="admitted-data budgets, comma-separated")
+    parser.add_argument("--seeds", type=int, default=120, help="ToMi val seed items")
+    parser.add_argument("--tomi", type=int, default=200, help="held-out ToMi test items")
+    parser.add_argument("--hitom", type=int, default=100, help="held-out Hi-ToM items")
+    parser.add_argument("--bigtom", type=int, default=100, help="held-out BigToM items")
+    parser.add_argument("--epochs", type=float, default=1.0, help="passes over admitted data")
     parser.add_argument("--batch-size", type=int, default=8, help="samples per optimizer step")
     parser.add_argument("--micro-batch", type=int, default=4, help="samples per forward pass")
     parser.add_argument("--max-length", type=int, default=640, help="longest training sample")
     parser.add_argument("--learning-rate", type=float, default=5e-5)
-    parser.add_argument("--concurrency", type=int, default=16)
+    parser.add_argument("--concurrency", type=int, default=8)
     parser.add_argument("--base-url", help="evaluate the base model on an existing server")
     parser.add_argument("--model", default="smollm2-135m-instruct")
-    parser.add_argument("--keep", type=Path, help="keep the work folder here")
+    parser.add_argument("--keep", type=Path, help="keep the work folder here (and resume)")
     args = parser.parse_args()
     if not BENCHMARKS.is_dir():
-        sys.exit(f"needs the public ToMi and Hi-ToM files at {BENCHMARKS}")
+        sys.exit(f"needs the public ToMi, Hi-ToM and BigToM files at {BENCHMARKS}")
     with tempfile.TemporaryDirectory() as tmp:
         work = args.keep or Path(tmp)
         work.mkdir(parents=True, exist_ok=True)
-        paths = slices(work, args.samples)
-        settings = parse_settings(yaml.safe_dump(config(work, paths, args)))
-        started = time.perf_counter()
-        result = run_flywheel(settings, run_dir=work / "runs" / "closed")
-        total = time.perf_counter() - started
-        summary = result.rounds[0]
-        manifest = load_manifest(result.run_dir)
+        paths = slices(work, args)
         print(
-            f"\nclosed loop on SmolLM2-135M-Instruct, {args.samples} ToMi + {args.samples // 2} "
-            f"Hi-ToM items per slice; {args.steps} steps x batch {args.batch_size}"
+            f"closed loop on SmolLM2-135M-Instruct: seeds {args.seeds} ToMi val + "
+            f"{args.seeds // 2} Hi-ToM; held-out {args.tomi} ToMi test, {args.hitom} Hi-ToM, "
+            f"{args.bigtom} BigToM; rules and log-prob scoring only"
         )
-        print(f"{'dataset':24} {'part':9} {'n':>4} {'before%':>8} {'after%':>7} {'lift':>7}")
-        for _round, dataset, part, n, before, after, lift, note in lift_rows(result.rounds):
-            print(f"{dataset:24} {part:9} {n:>4} {before:>8} {after:>7} {lift:>7} {note}")
-        f = summary["filter"]
-        trained = summary["trained"] or {}
-        print(
-            f"candidates {summary['candidates']['total']} · admitted {f['admitted']} · "
-            f"rejected {f['rejected']} {json.dumps(f['reject_reasons'])}"
-        )
-        print(
-            f"trained on {trained.get('samples')} samples: loss {trained.get('first_loss'):.3f} -> "
-            f"{trained.get('last_loss'):.3f}"
-        )
-        print(
-            "wall time per stage: "
-            + ", ".join(
+        for budget in (int(b) for b in args.budgets.split(",")):
+            settings = parse_settings(yaml.safe_dump(config(work, paths, args, budget)))
+            started = time.perf_counter()
+            result = run_flywheel(settings, run_dir=work / "runs" / f"budget_{budget}")
+            wall = time.perf_counter() - started
+            summary: dict[str, Any] = result.rounds[0]
+            report(result.run_dir, budget, summary["filter"]["admitted"], wall)
+            trained = summary["trained"] or {}
+            manifest = load_manifest(result.run_dir)
+            stages = ", ".join(
                 f"{name} {stage.seconds:.0f}s" for name, stage in manifest.round(1).stages.items()
             )
-            + f"; total {total:.0f}s"
-        )
+            print(
+                f"trained {trained.get('steps')} steps on {trained.get('samples')} samples "
+                f"(loss {trained.get('first_loss')} -> {trained.get('last_loss')}); "
+                f"audit of the admitted data: {summary.get('admission_audit')}; "
+                f"stages: {stages}"
+            )
 
 
 if __name__ == "__main__":

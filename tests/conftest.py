@@ -7,12 +7,20 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from tomflywheel.config import EmbeddedServerSettings, LLMSettings
 
 ROOT = Path(__file__).resolve().parents[1]
 BENCHMARKS_ENV = "TOMFLYWHEEL_BENCHMARKS"
 SERVED_NAME = "smollm2-135m-instruct"
+
+# The suite is deterministic: property tests draw the same examples on every run and machine,
+# with no per-example deadline (a slow machine is not a failure).
+# `HYPOTHESIS_PROFILE=explore` draws fresh random examples (and keeps failures in .hypothesis/).
+settings.register_profile("deterministic", derandomize=True, database=None, deadline=None)
+settings.register_profile("explore", deadline=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "deterministic"))
 
 
 def benchmarks_dir() -> Path:

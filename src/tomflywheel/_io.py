@@ -5,6 +5,7 @@ One module owns this so a crash can never leave a half-written record that a lat
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import json
 import os
@@ -15,7 +16,7 @@ from typing import Any, TypeVar, overload
 
 from pydantic import BaseModel, ValidationError
 
-from tomflywheel.errors import DataError
+from tomflywheel.errors import DataError, PathError
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -43,6 +44,97 @@ def validation_error_field(err: ValidationError) -> tuple[str, str]:
     return _loc_to_field(tuple(first["loc"])), first["msg"]
 
 
+def not_utf8(path: Path | str, data: bytes | None = None) -> DataError:
+    """The error for a file that is not UTF-8: ``file:line: not UTF-8 (byte offset N)``.
+
+    Args:
+        path: The file (shown in the message; read again when ``data`` is not given).
+        data: The file's bytes, when the caller has them already.
+    """
+    if data is None:
+        data = Path(path).read_bytes()
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        return not_utf8_at(path, data.count(b"\n", 0, err.start) + 1, err.start)
+    # A text stream may also fail on a valid file cut mid-character by a concurrent writer.
+    return DataError(path, None, None, "not UTF-8")
+
+
+def not_utf8_at(path: Path | str, line: int, offset: int) -> DataError:
+    """``file:line: not UTF-8 (byte offset N)``, for a reader that knows where the bad byte is."""
+    return DataError(path, line, None, f"not UTF-8 (byte offset {offset})")
+
+
+@contextlib.contextmanager
+def utf8_errors(path: Path | str) -> Iterator[None]:
+    """Turn a ``UnicodeDecodeError`` raised while reading ``path`` into ``not_utf8(path)``.
+
+    Text streams report the offset within a buffer, not the file: the file is scanned again, on
+    the error path only, to name its line and byte offset.
+    """
+    try:
+        yield
+    except UnicodeDecodeError as err:
+        raise not_utf8(path) from err
+
+
+def read_text(path: Path | str) -> str:
+    """The whole UTF-8 text of ``path``.
+
+    Raises:
+        DataError: Not UTF-8; names the line and byte offset of the first bad byte.
+        OSError: The file cannot be read (the caller knows what the file is for).
+    """
+    with utf8_errors(path):
+        return Path(path).read_text(encoding="utf-8")
+
+
+def decode_utf8(data: bytes, path: Path | str) -> str:
+    """``data`` (the content of ``path``, e.g. an archive member) decoded as UTF-8.
+
+    Raises:
+        DataError: Not UTF-8; names the line and byte offset of the first bad byte.
+    """
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise not_utf8(path, data) from err
+
+
+def require_folder(path: Path | str, what: str = "folder") -> Path:
+    """``path`` if it is an existing folder.
+
+    Raises:
+        PathError: It does not exist, or is not a folder; ``what`` names what was expected.
+    """
+    path = Path(path)
+    if not path.exists():
+        raise PathError(path, None, None, f"no such {what}")
+    if not path.is_dir():
+        raise PathError(path, None, None, f"not a folder (expected the {what})")
+    return path
+
+
+def require_writable(path: Path | str) -> Path:
+    """``path`` if it can be created or written: checked before a long job, not after.
+
+    Raises:
+        PathError: An ancestor in the way is a file, or the nearest existing folder is not
+            writable.
+    """
+    path = Path(path)
+    existing = path
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if existing != path and not existing.is_dir():
+        raise PathError(existing, None, None, f"not a folder, so {path} cannot be made in it")
+    folder = existing if existing.is_dir() else existing.parent
+    if not os.access(folder, os.W_OK):
+        raise PathError(folder, None, None, "no permission to write here")
+    return path
+
+
 def iter_jsonl(
     path: Path, *, tolerate_partial_tail: bool = False
 ) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -54,10 +146,20 @@ def iter_jsonl(
             JSON (a write cut by a crash); artifact readers resuming a stage want this.
 
     Raises:
-        DataError: A line is not JSON or not an object; names file and line.
+        DataError: A line is not JSON or not an object, or the file is not UTF-8; names file and
+            line.
     """
-    with Path(path).open("r", encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
+    offset = 0
+    # Bytes line by line: a bad byte is reported exactly, and the lines before it are kept.
+    with Path(path).open("rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as err:
+                if tolerate_partial_tail and not raw.endswith(b"\n"):
+                    return  # a write cut inside a multi-byte character
+                raise not_utf8_at(path, number, offset + err.start) from err
+            offset += len(raw)
             if not line.strip():
                 continue
             try:

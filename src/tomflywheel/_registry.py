@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Generic, TypeVar
 
-from tomflywheel.errors import ConfigError
+from tomflywheel.errors import UserInputError
 
 F = TypeVar("F", bound=Callable[..., object])
 
@@ -40,7 +40,7 @@ class Registry(Generic[F]):
         """
         if name not in self._factories:
             known = ", ".join(sorted(self._factories))
-            raise ConfigError(f"unknown {self.kind} {name!r} (known: {known})")
+            raise UserInputError(f"unknown {self.kind} {name!r} (known: {known})")
         return self._factories[name]
 
     def names(self) -> list[str]:

@@ -20,12 +20,14 @@ from tomflywheel._io import (
     atomic_write_json,
     atomic_write_text,
     read_jsonl,
+    read_text,
+    require_folder,
     timestamp_name,
     write_jsonl_atomic,
 )
 from tomflywheel.config import DatasetRef, Settings, parse_settings
 from tomflywheel.datasets import TaskSpec, task_for_sample
-from tomflywheel.errors import ConfigError
+from tomflywheel.errors import ConfigError, UserInputError
 from tomflywheel.schema import Judgment, Prediction, Sample, read_samples
 
 logger = logging.getLogger(__name__)
@@ -106,7 +108,7 @@ def open_experiment(settings: Settings, exp_dir: Path | None) -> Experiment:
     snapshot = settings.snapshot()
     config_path = experiment.root / CONFIG_FILE
     if config_path.exists():
-        earlier = yaml.safe_load(config_path.read_text(encoding="utf-8")) or {}
+        earlier = yaml.safe_load(read_text(config_path)) or {}
         changed = [
             ".".join(path)
             for path in _FINGERPRINT_KEYS
@@ -134,7 +136,7 @@ def experiment_settings(exp_dir: Path) -> Settings:
     path = Path(exp_dir) / CONFIG_FILE
     if not path.exists():
         raise ConfigError(f"{exp_dir}: not an experiment folder (no {CONFIG_FILE})")
-    return parse_settings(path.read_text(encoding="utf-8"), path)
+    return parse_settings(read_text(path), path)
 
 
 @dataclass(frozen=True)
@@ -184,11 +186,12 @@ def load_saved_datasets(
     Raises:
         ConfigError: No evaluated dataset in the folder (or a requested label is missing).
     """
+    require_folder(experiment.root, "experiment folder")
     found = sorted(p.parent.name for p in experiment.root.glob(f"*/{DATASET_FILE}"))
     wanted = labels or found
     missing = [label for label in wanted if label not in found]
     if missing or not wanted:
-        raise ConfigError(
+        raise UserInputError(
             f"{experiment.root}: no evaluated dataset {', '.join(missing) or ''} here "
             f"(found: {', '.join(found) or 'none'})"
         )

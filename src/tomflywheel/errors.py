@@ -45,6 +45,20 @@ class DataError(TomflywheelError):
         super().__init__(f"{where}: {what}")
 
 
+class UserInputError(ConfigError):
+    """A path, key or name the user gave cannot be used: missing, the wrong kind, or unknown.
+
+    The CLI shows it as one line and exits 2, as for a bad flag: the command never started.
+    """
+
+
+class PathError(UserInputError, DataError):
+    """A file or folder the user named does not exist or is not the kind expected.
+
+    Args are those of ``DataError`` (path, line, field, reason).
+    """
+
+
 class FetchError(TomflywheelError):
     """A benchmark file could not be downloaded or did not match its pinned checksum."""
 

@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from tomflywheel._io import JsonlAppender, read_jsonl
 
 __all__ = [
+    "SCORED",
     "Answer",
     "CheckResult",
     "CheckStatus",
@@ -154,10 +155,18 @@ class Verdict(StrEnum):
 
     CORRECT = "correct"
     INCORRECT = "incorrect"
+    AMBIGUOUS = "ambiguous"
+    """The reply names more than one answer (two option letters, two of the story's candidate
+    locations): counted apart and scored as wrong (the strict policy; see docs/evaluation.md)."""
     UNJUDGED = "unjudged"
-    """The judge failed (no valid verdict): counted and shown, never scored."""
+    """The judge failed or contradicted itself (no valid verdict): counted and shown, never
+    scored."""
     ERROR = "error"
     """The prediction itself failed (no output to judge)."""
+
+
+SCORED = (Verdict.CORRECT, Verdict.INCORRECT, Verdict.AMBIGUOUS)
+"""Verdicts that count in an accuracy's denominator (only ``correct`` in its numerator)."""
 
 
 class Judgment(BaseModel):
@@ -181,10 +190,20 @@ class Judgment(BaseModel):
     """The answer as parsed from the output (letters for choice QA)."""
     rules_verdict: Verdict | None = None
     """What the rules alone said, when an LLM judge also ran (for agreement)."""
+    judge_verdict: Verdict | None = None
+    """What the LLM judge said when it was asked, after the stage's own check of its reply
+    (``unjudged`` when it failed or contradicted itself). On items the rules decided, the judge
+    is asked only to estimate its accuracy (calibration) and never changes ``verdict``."""
+    judge_answer: str | None = None
+    """The answer the LLM judge read in the output (checked against the gold by the stage)."""
+    rules_certain: bool | None = None
+    """Whether the rules alone were certain (one answer read in a closed set, or an exact
+    match), when an LLM judge also ran: its agreement there estimates its accuracy."""
     reason: str | None = None
     """The LLM judge's one-sentence reason."""
     failure: str | None = None
-    """Why the judge gave no verdict (with ``unjudged``)."""
+    """Why the judge gave no verdict (with ``unjudged``, or with ``judge_verdict: unjudged`` on
+    an item the rules decided)."""
     raw_judge_output: str | None = None
     """The judge's last reply when it failed to validate."""
 

@@ -53,8 +53,11 @@ def test_every_kind_of_dataset_is_predicted_judged_and_scored(finished):
         assert len({p["sample_id"] for p in predictions}) == n
         metrics = json.loads((root / label / "metrics.json").read_text(encoding="utf-8"))
         counts = metrics["counts"]
-        assert counts["correct"] + counts["incorrect"] + counts["unjudged"] + counts["error"] == n
-        assert metrics["overall"]["n"] == counts["correct"] + counts["incorrect"]
+        # Issue 18: ambiguous replies are counted apart and scored as wrong.
+        assert sum(counts.values()) == n
+        assert (
+            metrics["overall"]["n"] == counts["correct"] + counts["incorrect"] + counts["ambiguous"]
+        )
     hitom = _lines(root / "hitom_choice" / "prediction.jsonl")
     assert all(len(p["options"]) == 15 and len(p["gold_letters"]) == 1 for p in hitom)
     kosinski = _lines(root / "kosinski_completion" / "prediction.jsonl")
@@ -173,3 +176,20 @@ def test_a_run_killed_mid_predict_resumes_to_the_same_predictions(slices, vllm_b
     assert (
         tmp_path / "clean" / "tomi" / "prediction.jsonl"
     ).read_bytes() == predictions.read_bytes()
+
+
+def test_tomi_with_the_hybrid_judge_is_decided_by_the_rules(finished):
+    """ToMi's answers are the story's containers: a closed set, never overturned by the LLM."""
+    _, summary = finished
+    root = summary.experiment.root
+    judgments = _lines(root / "tomi_open" / "judgment.jsonl")
+    assert {j["method"]["name"] for j in judgments} == {"hybrid"}
+    assert all(j["match_type"] in ("candidate", "candidates", "no_candidate") for j in judgments)
+    # Calibration asks are recorded beside the rules' verdict, never instead of it.
+    asked = [j for j in judgments if j.get("judge_verdict") is not None]
+    assert all(j["rules_verdict"] == j["verdict"] for j in asked)
+    metrics = json.loads((root / "tomi_open" / "metrics.json").read_text(encoding="utf-8"))
+    assert metrics["overall"]["chance"] is not None and metrics["judge_agreement"] is None
+    if asked:
+        assert metrics["judge_identity"]["same"] is True
+        assert metrics["judge_calibration"]["n"] == len(asked)

@@ -64,7 +64,86 @@ def test_unjudged_and_errors_are_counted_but_never_scored():
         [_judgment(0, C), _judgment(1, C), _judgment(2, W), _judgment(3, U), _judgment(4, E)],
     )
     assert m["overall"]["n"] == 3 and m["overall"]["correct"] == 2
-    assert m["counts"] == {"correct": 2, "incorrect": 1, "unjudged": 1, "error": 1}
+    # Issue 18 added the ambiguous verdict: counted apart (here none).
+    assert m["counts"] == {
+        "correct": 2,
+        "incorrect": 1,
+        "ambiguous": 0,
+        "unjudged": 1,
+        "error": 1,
+    }
+
+
+def test_ambiguous_replies_are_counted_apart_and_scored_as_wrong():
+    samples = [_sample(i, 0, f"u{i}") for i in range(3)]
+    m = _metrics(samples, [_judgment(0, C), _judgment(1, Verdict.AMBIGUOUS), _judgment(2, W)])
+    assert (m["overall"]["n"], m["overall"]["correct"]) == (3, 1)
+    assert m["counts"]["ambiguous"] == 1
+    assert m["groups"]["order"]["0"]["n"] == 3
+
+
+def test_chance_level_comes_from_the_options_or_the_story_candidates():
+    three = Sample(
+        id="s0",
+        story="",
+        question="",
+        answer=Answer(correct_answers=["a"]),
+        meta={"order": 0, "candidates": ["a", "b", "c"]},
+    )
+    two = Sample(
+        id="s1",
+        story="",
+        question="",
+        answer=Answer(correct_answers=["a"], wrong_answers=["b"]),
+        meta={"order": 1},
+    )
+    shown = Prediction(
+        sample_id="s1",
+        mode="generate",
+        endpoint="chat",
+        options=["b", "a"],
+        option_map=[1, 0],
+        gold_letters=["B"],
+    )
+    m = _metrics([three, two], [_judgment(0, C), _judgment(1, W)], [shown])
+    assert m["overall"]["chance"] == round((1 / 3 + 1 / 2) / 2, 4)
+    assert m["groups"]["order"]["0"]["chance"] == 0.3333
+    assert m["groups"]["order"]["1"]["chance"] == 0.5
+    # Open answers with no closed set have no chance level.
+    open_only = _metrics([_sample(2, 0, "x")], [_judgment(2, C)])
+    assert "chance" not in open_only["overall"]
+
+
+def test_judge_calibration_is_its_agreement_with_certain_rules_and_warns_when_low():
+    samples = [_sample(i, 0, f"u{i}") for i in range(4)]
+    asked = [
+        Judgment(
+            sample_id=f"s{i}",
+            verdict=rules,
+            method=RULES,
+            match_type="candidate",
+            rules_verdict=rules,
+            rules_certain=True,
+            judge_verdict=said,
+        )
+        for i, (rules, said) in enumerate([(C, C), (W, C), (W, W), (C, U)])
+    ]
+    m = compute_metrics(
+        label="t",
+        task=TASK,
+        samples=samples,
+        predictions=[],
+        judgments=asked,
+        logprob=LogprobSettings(),
+        min_judge_accuracy=0.8,
+    )
+    calibration = m["judge_calibration"]
+    assert (calibration["n"], calibration["agree"], calibration["inconsistent"]) == (4, 2, 1)
+    assert calibration["accuracy"] == 0.5
+    assert "2 of 4" in calibration["warning"]
+    # Rule-decided items keep their verdicts: overall is the rules' 2/4, not the judge's.
+    assert m["overall"]["correct"] == 2
+    assert m["judge_agreement"] is None  # the judge decided nothing here
 
 
 def test_groups_cross_fields_and_units_need_every_member_right():

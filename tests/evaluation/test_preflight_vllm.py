@@ -34,7 +34,7 @@ def test_a_wrong_model_name_fails_before_any_work_listing_the_served_models(
          "--max-samples", "2", "--exp-dir", str(exp)],
         env=env, capture_output=True, text=True, check=False,
     )  # fmt: skip
-    assert result.returncode == 1
+    assert result.returncode == 2  # an unknown name: the command never started
     assert "'no-such-model' is not served" in result.stderr
     assert SERVED_NAME in result.stderr
     assert "Traceback" not in result.stderr

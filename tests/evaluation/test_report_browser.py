@@ -65,6 +65,8 @@ def test_report_renders_and_escapes_dataset_text(slices, vllm_base_url, tmp_path
             # "a_" sorts first, so the browser opens on it.
             DatasetRef(path=hostile, name="a_hostile"),
             DatasetRef(path=slices["hitom"], max_samples=4),
+            # Judged by the evaluated model itself: the report must say so.
+            DatasetRef(path=hostile, name="b_self_judged", judge="llm"),
         ],
     )
     summary = run_evaluation(settings, exp_dir=tmp_path / "exp")
@@ -91,6 +93,9 @@ def test_report_renders_and_escapes_dataset_text(slices, vllm_base_url, tmp_path
     assert "\\u003cimg src=x" in dom  # ...escaped inside the embedded JSON
     assert "Where is the &lt;b&gt;key&lt;/b&gt;?" in dom  # and shown as text in the table
     assert dom.count("<svg") >= 3  # overall chart + per-group charts
+    # Hi-ToM's 15 options: a chance mark at 1/15 on its bars (issue 18).
+    assert 'class="chance"' in dom and "<title>chance 6.7%</title>" in dom
+    assert "b_self_judged: the LLM judge is the evaluated model itself" in dom
     screenshot = tmp_path / "report.png"
     subprocess.run(
         [

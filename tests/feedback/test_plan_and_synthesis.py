@@ -39,7 +39,8 @@ TASKS = {"tomi_test": "tomi", "hitom": "hitom", "tgtom": "tgtom", "bigtom": "big
 
 
 def test_plan_targets_each_weakness_with_controls_and_the_right_knobs():
-    plan = build_plan(_diagnoses(), TASKS, FeedbackSettings(budget=40, min_per_weakness=4))
+    settings = FeedbackSettings(budget=40, min_per_weakness=4, complete_families=False)
+    plan = build_plan(_diagnoses(), TASKS, settings)
     items = {item.weakness: item for item in plan.items}
     # ToMi's question-type variants of one order collapse into one weakness.
     assert set(items) == {
@@ -61,6 +62,59 @@ def test_plan_targets_each_weakness_with_controls_and_the_right_knobs():
     assert (bigtom.generator, bigtom.params["deception"]) == ("hitom", True)
     # The biggest weakness gets the biggest share.
     assert reality.count == max(item.count for item in plan.items)
+
+
+def test_a_profile_dominated_by_control_failures_still_spends_mostly_on_targets():
+    def d(i, qtype, category, order):
+        return Diagnosis(
+            dataset="tomi_test",
+            sample_id=f"c{i}",
+            reason="wrong",
+            method="symbolic",
+            category=category,
+            order=order,
+            question_type=qtype,
+        )
+
+    diagnoses = [
+        *(d(i, "memory", C.STALE_MEMORY, 0) for i in range(20)),
+        *(d(20 + i, "first_order_0_no_tom", C.UNSUPPORTED, 1) for i in range(10)),
+        *(d(40 + i, "first_order_1_tom", C.REALITY_BIAS, 1) for i in range(3)),
+    ]
+    plan = build_plan(diagnoses, TASKS, FeedbackSettings(budget=40, min_per_weakness=4))
+    by_role = {"target": 0, "control": 0}
+    for item in plan.items:
+        by_role[item.role] += item.count
+    assert by_role["target"] >= by_role["control"] > 0
+    assert sum(by_role.values()) == 40
+    assert "tomi_test · order 0 · stale_memory · control" in {i.weakness for i in plan.items}
+    # Without a cap, the raw failure counts would have given the controls most of the budget.
+    uncapped = FeedbackSettings(budget=40, target_weight=1.0, max_controls_per_target=100)
+    counts = {"target": 0, "control": 0}
+    for item in build_plan(diagnoses, TASKS, uncapped).items:
+        counts[item.role] += item.count
+    assert counts["control"] > counts["target"]
+
+
+def test_every_synthesized_story_yields_its_complete_question_family():
+    plan = build_plan(_diagnoses(), TASKS, FeedbackSettings(budget=40, min_per_weakness=4))
+    tomi = next(item for item in plan.items if item.generator == "tomi")
+    assert "orders" not in tomi.params and "complete question family" in tomi.why
+    samples = [s for s in synthesize(plan) if s.meta["lineage"]["generator"] == "tomi"]
+    stories: dict[object, set[str]] = {}
+    for sample in samples:
+        if not sample.meta["control"]:
+            key = sample.meta["trace"]["story_index"]
+            stories.setdefault(key, set()).add(sample.meta["question_type"].rsplit("_", 1)[0])
+    assert abs(len(samples) - tomi.count) < len(samples) / len(stories)
+    families = {frozenset(t.replace("_no", "") for t in types) for types in stories.values()}
+    # memory, reality, and first- and second-order beliefs of both agents on every story.
+    assert families == {
+        frozenset(
+            {"memory", "reality", "first_order_0", "first_order_1"}
+            | {"second_order_0", "second_order_1"}
+        )
+    }
 
 
 def test_a_small_budget_goes_to_the_biggest_weaknesses_first():
@@ -90,7 +144,12 @@ def test_the_same_diagnoses_give_the_same_plan_and_the_same_bytes(tmp_path):
 def test_every_candidate_has_lineage_rationale_and_a_label_both_verifiers_confirm():
     plan = build_plan(_diagnoses(), TASKS, FeedbackSettings(budget=40))
     samples = synthesize(plan)
-    assert len(samples) == 40 and len({s.id for s in samples}) == 40
+    assert len({s.id for s in samples}) == len(samples)
+    for item in plan.items:
+        mine = [s for s in samples if s.meta["lineage"]["weakness"] == item.weakness]
+        stories = {s.meta["trace"]["story_index"] for s in mine}
+        # Whole stories, as near the item's count as they allow (a family is never cut).
+        assert mine and abs(len(mine) - item.count) <= len(mine) / len(stories), item.weakness
     for sample in samples:
         lineage = sample.meta["lineage"]
         assert lineage["plan_id"] == plan.plan_id and lineage["bad_case_ids"]
@@ -106,14 +165,15 @@ def test_exports_render_chat_messages_as_evaluation_prompts(tmp_path):
     plan = build_plan(_diagnoses()[:6], TASKS, FeedbackSettings(budget=5))
     samples = synthesize(plan)
     tasked = [(sample, task_for_sample(sample)) for sample in samples]
-    assert export_chat_jsonl(tasked, tmp_path / "c.jsonl", EvalSettings(), with_rationale=True) == 5
+    n = len(samples)
+    assert export_chat_jsonl(tasked, tmp_path / "c.jsonl", EvalSettings(), with_rationale=True) == n
     first = json.loads((tmp_path / "c.jsonl").read_text().splitlines()[0])
     roles = [m["role"] for m in first["messages"]]
     assert roles == ["system", "user", "assistant"]
     assert first["messages"][-1]["content"].endswith(
         "Answer: " + samples[0].answer.correct_answers[0]
     )
-    assert export_sharegpt(tasked, tmp_path / "s.json", EvalSettings()) == 5
+    assert export_sharegpt(tasked, tmp_path / "s.json", EvalSettings()) == n
     shared = json.loads((tmp_path / "s.json").read_text())
     assert [t["from"] for t in shared[0]["conversations"]] == ["system", "human", "gpt"]
     assert shared[0]["conversations"][-1]["value"] == samples[0].answer.correct_answers[0]

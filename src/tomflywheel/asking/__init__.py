@@ -7,11 +7,17 @@ asked and judged). Below ``datasets`` and the stages: it may import ``llm``, ``c
 ``schema`` and the base modules.
 """
 
-from tomflywheel.asking._letters import letters_from_option_text, parse_letters
+from tomflywheel.asking._letters import (
+    letters_from_option_text,
+    named_letters,
+    options_named,
+    parse_letters,
+)
 from tomflywheel.asking._match import (
     CASCADE,
     first_word,
     match_text,
+    mentioned_in_order,
     mentions,
     normalize,
     normalize_tokens,
@@ -34,6 +40,7 @@ from tomflywheel.asking.judge import (
     Judge,
     JudgeContext,
     build_judge,
+    closed_candidates,
     judge_by_rules,
     option_scores,
 )
@@ -52,16 +59,20 @@ __all__ = [
     "Work",
     "answer_text",
     "build_judge",
+    "closed_candidates",
     "completion_text",
     "first_word",
     "format_options",
     "judge_by_rules",
     "letters_from_option_text",
     "match_text",
+    "mentioned_in_order",
     "mentions",
+    "named_letters",
     "normalize",
     "normalize_tokens",
     "option_scores",
+    "options_named",
     "parse_letters",
     "render_logprob_context",
     "render_prompt",

@@ -1,17 +1,25 @@
-"""Parse the option letter(s) a model chose for a choice question."""
+"""Parse the option letter(s) a model chose for a choice question.
+
+A single-choice reply may name several options ("A. green_trunk ... The answer is D."):
+:func:`named_letters` returns every option it names, in order, so the judge can call it
+ambiguous (strict policy) or take the last one named (lenient policy).
+"""
 
 from __future__ import annotations
 
 import re
 import string
 
-from tomflywheel.asking._match import mentions, normalize
+from tomflywheel.asking._match import mentioned_in_order, mentions, normalize
 
 _ALONE = re.compile(r"^\(?([A-Za-z])\)?[.:)]?$")
+# The keywords ignore case but the letter must be a capital: "the answer is a bucket" names no
+# option A.
 _ANSWER_IS = re.compile(
-    r"(?:answer|option|choice)\s*(?:is|:)?\s*(?:option\s*)?\(?([A-Z])\)?(?![A-Za-z])", re.IGNORECASE
+    r"(?i:answer|option|choice)\s*(?i:is|:)?\s*(?i:option\s*)?\(?([A-Z])\)?(?![A-Za-z])"
 )
 _LEADING = re.compile(r"^\(?([A-Z])(?:\)|\.|:|\s*$)")
+_LEADING_ANY_LINE = re.compile(r"^[ \t]*\(?([A-Z])(?:\)|\.|:|[ \t]*$)", re.MULTILINE)
 _LIST = re.compile(r"^\(?[A-Z]\)?(?:\s*(?:,|and|&|/)\s*\(?[A-Z]\)?)*\.?$")
 
 
@@ -59,3 +67,35 @@ def letters_from_option_text(output: str, options: list[str]) -> list[str] | Non
     if len(mentioned) == 1:
         return [string.ascii_uppercase[mentioned[0]]]
     return None
+
+
+def named_letters(output: str, n_options: int) -> list[str]:
+    """Every valid option letter a reply names, in order of first appearance.
+
+    A letter is named when it stands alone on the first line (``b)``), opens a line (``D.
+    blue_crate``) or follows "answer is"/"option"/"choice" anywhere. Out-of-range letters are
+    ignored. More than one letter means the reply is ambiguous for a single-choice question.
+
+    Args:
+        output: The model's text.
+        n_options: Number of options shown.
+    """
+    valid = set(string.ascii_uppercase[:n_options])
+    text = output.strip()
+    first_line = text.splitlines()[0].strip() if text else ""
+    found: list[tuple[int, str]] = []
+    if match := _ALONE.match(first_line):
+        found.append((0, match.group(1).upper()))
+    found += [(m.start(1), m.group(1)) for m in _LEADING_ANY_LINE.finditer(text)]
+    found += [(m.start(1), m.group(1)) for m in _ANSWER_IS.finditer(text)]
+    ordered = [letter for _, letter in sorted(found) if letter in valid]
+    return list(dict.fromkeys(ordered))
+
+
+def options_named(output: str, options: list[str]) -> list[str]:
+    """Letters of the options whose text a reply equals, else of those it mentions, in order."""
+    target = normalize(output)
+    exact = [i for i, option in enumerate(options) if target and normalize(option) == target]
+    if exact:
+        return [string.ascii_uppercase[i] for i in exact[:1]]
+    return [string.ascii_uppercase[i] for i in mentioned_in_order(output, options)]

@@ -95,3 +95,28 @@ def first_word(output: str) -> str:
     """The first word of an output, normalized (articles are kept: they can be the answer)."""
     words = _NON_WORD.sub(" ", output.lower()).split()
     return words[0] if words else ""
+
+
+def mentioned_in_order(output: str, texts: Sequence[str]) -> list[int]:
+    """Indices of the ``texts`` an output mentions (whole words), by first appearance.
+
+    A text inside a longer mentioned one (``box`` in ``red box``) is not counted on its own.
+    """
+    words = normalize_tokens(output)
+    found = []
+    for i, text in enumerate(texts):
+        tokens = normalize_tokens(text)
+        width = len(tokens)
+        at = next(
+            (k for k in range(len(words) - width + 1) if words[k : k + width] == tokens), None
+        )
+        if tokens and at is not None:
+            found.append((at, i, tokens))
+    kept = [
+        (at, i)
+        for at, i, tokens in found
+        if not any(
+            len(other) > len(tokens) and _contains(other, tokens) for _, j, other in found if j != i
+        )
+    ]
+    return [i for _, i in sorted(kept)]

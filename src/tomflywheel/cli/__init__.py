@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import sys
-from typing import Annotated
+import traceback
+from typing import Annotated, NoReturn
 
 import typer
+import yaml
 from rich.markup import escape
 
 from tomflywheel import __version__
@@ -21,7 +24,7 @@ from tomflywheel.cli._report import report_app
 from tomflywheel.cli._serve import serve
 from tomflywheel.cli._train import train_command
 from tomflywheel.cli._world import world_app
-from tomflywheel.errors import TomflywheelError
+from tomflywheel.errors import TomflywheelError, UserInputError
 
 app = typer.Typer(
     name="tomflywheel",
@@ -50,7 +53,12 @@ def _root(
     ] = False,
 ) -> None:
     """Evaluate and improve the Theory-of-Mind reasoning of LLMs served by vLLM."""
+    _state["verbose"] = verbose
     setup_logging(verbose)
+
+
+_state = {"verbose": 0}
+"""The root's ``-v`` count, for ``main`` (which runs outside the command)."""
 
 
 app.command("serve")(serve)
@@ -68,10 +76,47 @@ datasets_app.command("stats")(stats_command)
 datasets_app.command("audit")(audit_command)
 
 
-def main() -> None:
-    """Entry point: known failures are one red line (exit 1); usage errors exit 2; Ctrl-C 130."""
+def _fail(message: str, code: int) -> NoReturn:
+    """One red line on stderr (the traceback before it with ``-v``), then exit ``code``."""
+    if _state["verbose"]:
+        traceback.print_exc()
+    err.print(f"[bold red]error:[/bold red] {escape(message)}", highlight=False)
+    sys.exit(code)
+
+
+def _parse_error(error: yaml.YAMLError | json.JSONDecodeError) -> str:
+    if isinstance(error, json.JSONDecodeError):
+        return f"invalid JSON at line {error.lineno}: {error.msg}"
+    mark = getattr(error, "problem_mark", None)
+    where = f" at line {mark.line + 1}" if mark is not None else ""
+    return f"invalid YAML{where}: {getattr(error, 'problem', None) or error}"
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point: the one place that turns failures into one line and an exit code.
+
+    Exit 2, as for a bad flag, when the command could not start on what the user gave: a path
+    that is missing, unreadable or the wrong kind (``OSError`` naming a file), an unknown name
+    or key (``UserInputError``), a YAML or JSON file that does not parse. Exit 1 for any other
+    known failure (``TomflywheelError``: bad data, a dead server). Typer handles its own usage
+    errors (exit 2) and Ctrl-C (130). With ``-v`` the traceback is printed before the line; any
+    other exception is a bug and shows its traceback.
+
+    Args:
+        argv: The arguments (default: ``sys.argv[1:]``).
+    """
+    _state["verbose"] = 0
     try:
-        app()  # typer's standalone mode: usage errors exit 2, Ctrl-C exits 130
+        app(args=argv, prog_name="tomflywheel")
+    except UserInputError as error:
+        _fail(str(error), 2)
     except TomflywheelError as error:
-        err.print(f"[bold red]error:[/bold red] {escape(str(error))}", highlight=False)
-        sys.exit(1)
+        _fail(str(error), 1)
+    except OSError as error:
+        if error.filename is None:
+            raise
+        # Of a rename (an atomic write's temp file -> the target), the target is the user's path.
+        path = error.filename2 if error.filename2 is not None else error.filename
+        _fail(f"{path}: {error.strerror or error}", 2)
+    except (yaml.YAMLError, json.JSONDecodeError) as error:
+        _fail(_parse_error(error), 2)

@@ -30,7 +30,11 @@ datasets_app = typer.Typer(
 
 FetchDirOption = Annotated[
     Path | None,
-    typer.Option("--to", help="Folder of fetched benchmark files (default: <cache>/benchmarks)."),
+    typer.Option(
+        "--to",
+        file_okay=False,
+        help="Folder of fetched benchmark files (default: <cache>/benchmarks).",
+    ),
 ]
 
 
@@ -180,7 +184,7 @@ def fetch_command(
         ),
     ] = None,
     datasets_dir: Annotated[
-        Path, typer.Option(help="Where the import writes <name>.jsonl.")
+        Path, typer.Option(file_okay=False, help="Where the import writes <name>.jsonl.")
     ] = DEFAULT_DATASETS_DIR,
     run_import: Annotated[
         bool, typer.Option("--import/--no-import", help="Import the files once verified.")

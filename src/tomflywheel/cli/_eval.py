@@ -19,7 +19,13 @@ from tomflywheel.evaluation import (
     sample_from_file,
     sample_from_text,
 )
-from tomflywheel.report import metrics_table, shortcut_text, write_experiment_report
+from tomflywheel.report import (
+    calibration_text,
+    judge_notes,
+    metrics_table,
+    shortcut_text,
+    write_experiment_report,
+)
 
 
 def print_summary(summary: EvalSummary, *, report: bool) -> None:
@@ -36,7 +42,12 @@ def print_summary(summary: EvalSummary, *, report: bool) -> None:
             parts.append(f"predicted {d.predicted} ({d.prediction_skipped} already done)")
         if "judge" in summary.stages:
             parts.append(f"judged {d.judged} ({d.judgment_skipped} already done)")
+        calibration = calibration_text(d.metrics or {})
+        if calibration:
+            parts.append(calibration)
         status(" · ".join(parts))
+        for note in judge_notes(d.metrics or {}):
+            status(f"[yellow]warning:[/] {escape(note)}")
     if summary.usage:
         u = summary.usage
         status(

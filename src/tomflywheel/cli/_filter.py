@@ -107,10 +107,12 @@ def filter_command(
         typer.Option("--repair", min=0, help="Rewrites per repairable candidate (0: none)."),
     ] = None,
     train_dir: Annotated[
-        Path, typer.Option(help="Where admitted data, rejects and the manifest go.")
+        Path,
+        typer.Option(file_okay=False, help="Where admitted data, rejects and the manifest go."),
     ] = Path("train_datasets"),
     eval_dir: Annotated[
-        Path, typer.Option(help="Evaluation sets the contamination guard protects.")
+        Path,
+        typer.Option(file_okay=False, help="Evaluation sets the contamination guard protects."),
     ] = Path("datasets"),
 ) -> None:
     """Check, verify, deduplicate, repair and admit training data; resumable, never twice."""

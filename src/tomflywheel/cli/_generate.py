@@ -11,8 +11,9 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
+from tomflywheel._io import read_text
 from tomflywheel.cli._common import out
-from tomflywheel.errors import ConfigError
+from tomflywheel.errors import UserInputError
 from tomflywheel.schema import read_samples
 from tomflywheel.world import GENERATORS, DatasetStats, dataset_stats, write_generated
 
@@ -21,13 +22,13 @@ def _params(text: str | None) -> dict[str, Any]:
     if not text:
         return {}
     source = Path(text)
-    raw = source.read_text(encoding="utf-8") if source.is_file() else text
+    raw = read_text(source) if source.is_file() else text
     try:
         data = json.loads(raw)
     except json.JSONDecodeError as err:
-        raise ConfigError(f"--params: not a JSON object or file ({err.msg})") from err
+        raise UserInputError(f"--params: not a JSON object or file ({err.msg})") from err
     if not isinstance(data, dict):
-        raise ConfigError("--params: expected a JSON object")
+        raise UserInputError("--params: expected a JSON object")
     return data
 
 

@@ -20,7 +20,11 @@ def serve(
     config: ConfigOption = DEFAULT_CONFIG,
     model: Annotated[
         Path | None,
-        typer.Option(help="Hugging Face model folder to serve (default: the bundled SmolLM2)."),
+        typer.Option(
+            exists=True,
+            file_okay=False,
+            help="Hugging Face model folder to serve (default: the bundled SmolLM2).",
+        ),
     ] = None,
     port: Annotated[int | None, typer.Option(help="Port to bind (default: a free one).")] = None,
     served_model_name: Annotated[

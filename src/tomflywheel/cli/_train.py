@@ -46,7 +46,11 @@ def train_command(
     config: ConfigOption = DEFAULT_CONFIG,
     base: Annotated[
         Path | None,
-        typer.Option(help="Base Hugging Face model folder (default: the bundled SmolLM2)."),
+        typer.Option(
+            exists=True,
+            file_okay=False,
+            help="Base Hugging Face model folder (default: the bundled SmolLM2).",
+        ),
     ] = None,
     steps: Annotated[
         int | None, typer.Option(min=1, help="Optimizer steps (overrides --epochs).")

@@ -110,6 +110,10 @@ class EvalSettings(Strict):
     """Predictions per sample; more than one samples at ``generation.trial_temperature``."""
     strict_matching: bool = False
     """Rules judge: accept exact matches only."""
+    answer_policy: Literal["strict", "lenient"] = "strict"
+    """A reply naming several answers of a closed set (two option letters, two of the story's
+    candidates): ``strict`` judges it ``ambiguous`` (counted apart, scored wrong); ``lenient``
+    takes the last answer it names."""
     judges: dict[str, str] = Field(default_factory=dict)
     """Judging method per dataset name, overriding the registry default."""
     logprob: LogprobSettings = Field(default_factory=LogprobSettings)
@@ -126,3 +130,9 @@ class JudgeSettings(Strict):
     """Longest verdict."""
     story_chars: int = Field(default=3000, ge=200)
     """Stories are cut to this many characters in judge prompts."""
+    calibration_rate: float = Field(default=0.2, ge=0.0, le=1.0)
+    """Share of the items the rules decide with certainty on which the hybrid judge still asks
+    the LLM, only to estimate its accuracy (its verdict there never counts)."""
+    min_accuracy: float = Field(default=0.8, ge=0.0, le=1.0)
+    """Below this estimated accuracy (agreement with certain rule verdicts) the report and the
+    CLI warn that the LLM judge's verdicts are unreliable."""

@@ -27,6 +27,14 @@ class FeedbackSettings(Strict):
     """Each weakness in the plan gets at least this many samples."""
     controls: bool = True
     """Add matched controls (true-belief twins; Kosinski's control variants)."""
+    target_weight: float = Field(default=2.0, ge=0.0)
+    """How much more a target failure (a belief that differs from reality) weighs in the
+    budget than a control failure (memory, reality, true belief)."""
+    max_controls_per_target: float = Field(default=1.0, ge=0.0)
+    """Cap on the budget for control failures: at most this many per target sample."""
+    complete_families: bool = True
+    """Every synthesized story yields its complete question family (ToMi's six types, Hi-ToM's
+    orders 0-4, tgtom's twelve types), so false beliefs come with true-belief twins."""
     diversity: float = Field(default=0.3, ge=0.0, le=1.0)
     """Share of sentences rendered with non-benchmark phrasings."""
     rationale: bool = True

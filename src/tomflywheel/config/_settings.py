@@ -9,6 +9,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import Field, SecretStr, ValidationError
 
+from tomflywheel._io import read_text
 from tomflywheel.config._base import (
     ENV_API_KEY,
     ENV_BASE_URL,
@@ -21,7 +22,7 @@ from tomflywheel.config._filter import FilterSettings
 from tomflywheel.config._llm import EmbeddedServerSettings, LLMSettings
 from tomflywheel.config._loop import FeedbackSettings, FlywheelSettings
 from tomflywheel.config._train import TrainSettings
-from tomflywheel.errors import ConfigError
+from tomflywheel.errors import ConfigError, UserInputError
 
 
 class Settings(Strict):
@@ -153,10 +154,11 @@ def load_settings(path: Path) -> Settings:
 
     Raises:
         ConfigError: Missing file, invalid YAML or invalid keys (file, line, key and reason).
+        DataError: The file is not UTF-8 (file, line and byte offset).
     """
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_text(path)
     except OSError as err:
-        raise ConfigError(f"{path}: cannot read config ({err.strerror})") from err
+        raise UserInputError(f"{path}: cannot read config ({err.strerror})") from err
     return parse_settings(text, path)

@@ -96,7 +96,12 @@ def import_adv_csfb(source: Path) -> Iterator[Sample]:
     protagonists = _protagonists(folder / _SOURCE)
     for name in _FILES:
         path = folder / name
-        for number, record in iter_jsonl(path):
+        if not path.is_file():
+            raise DataError(path, None, None, "no such file")
+        records = list(iter_jsonl(path))
+        if not records:
+            raise DataError(path, None, None, "no records (both Adv-CSFB files have stories)")
+        for number, record in records:
             yield from _record_samples(
                 Loc(path, number), name.removesuffix(".jsonl"), record, protagonists
             )
@@ -128,6 +133,7 @@ def _record_samples(
             id=f"adv_csfb-{item}-{prompt}",
             story=f"{story} {lead}",
             question="",
+            blank_question=True,
             correct=[record[gold_key]],
             wrong=[record["o2" if gold_key == "o1" else "o1"]],
             meta={

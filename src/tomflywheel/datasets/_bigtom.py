@@ -35,6 +35,8 @@ CONDITIONS = (
     "1_percept_to_belief_true_belief",
 )
 """The 25 condition folders, in the order the importer emits them."""
+STORIES = 200
+"""Stories per condition: every condition file (and the template) holds the same 200."""
 SUSPECT = "1_percept_to_belief_true_belief"
 """Its story stops before the causal event, yet its gold is the post-event belief."""
 _CONDITION = re.compile(
@@ -97,17 +99,26 @@ def generate_conditions(row: list[str]) -> dict[str, tuple[str, str, str, str]]:
     return out
 
 
+def _check_count(path: Path, rows: int) -> None:
+    """A BigToM file with other than ``STORIES`` rows is a partial copy: refuse it."""
+    if rows != STORIES:
+        raise DataError(path, None, None, f"{rows} stories, expected {STORIES}")
+
+
 def _from_conditions(folder: Path) -> Iterator[tuple[str, int, Loc, tuple[str, ...]]]:
     for condition in CONDITIONS:
         path = folder / condition / "stories.csv"
         if not path.is_file():
             raise DataError(path, None, None, "condition file not found")
-        for index, (number, row) in enumerate(iter_csv(path, delimiter=";", columns=4)):
+        rows = list(iter_csv(path, delimiter=";", columns=4))
+        _check_count(path, len(rows))
+        for index, (number, row) in enumerate(rows):
             yield condition, index, Loc(path, number), tuple(row)
 
 
 def _from_template(path: Path) -> Iterator[tuple[str, int, Loc, tuple[str, ...]]]:
     rows = [(number, row) for number, row in iter_csv(path, delimiter=";")]
+    _check_count(path, len(rows))
     for number, row in rows:
         if len(row) < RANDOM_NOT_AWARE + 1:
             raise DataError(path, number, None, f"expected 19 fields, got {len(row)}")

@@ -12,8 +12,8 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
-from tomflywheel._io import validation_error_field
-from tomflywheel.errors import DataError
+from tomflywheel._io import read_text, utf8_errors, validation_error_field
+from tomflywheel.errors import DataError, PathError
 from tomflywheel.schema import Answer, Sample
 
 _SLUG = re.compile(r"[^0-9a-z]+")
@@ -114,14 +114,12 @@ def read_json(path: Path) -> Any:
     """The whole JSON document in ``path`` (bare ``NaN`` accepted, as Python's ``json`` does).
 
     Raises:
-        DataError: Invalid JSON (e.g. a truncated file); names the line.
+        DataError: Invalid JSON (e.g. a truncated file) or not UTF-8; names the line.
     """
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        return json.loads(read_text(path))
     except json.JSONDecodeError as err:
         raise DataError(path, err.lineno, None, f"invalid JSON ({err.msg})") from err
-    except UnicodeDecodeError as err:
-        raise DataError(path, None, None, f"not UTF-8 text ({err.reason})") from err
 
 
 def iter_csv(
@@ -135,9 +133,9 @@ def iter_csv(
         columns: Exact number of fields every row must have.
 
     Raises:
-        DataError: A malformed row or a wrong number of fields; names the line.
+        DataError: A malformed row, a wrong number of fields, or not UTF-8; names the line.
     """
-    with path.open("r", encoding="utf-8", newline="") as handle:
+    with utf8_errors(path), path.open("r", encoding="utf-8", newline="") as handle:
         reader = csv.reader(handle, delimiter=delimiter, strict=True)
         start = 1
         while True:
@@ -176,6 +174,17 @@ def read_csv_dicts(
         yield number, dict(zip(header, row, strict=True))
 
 
+def required(value: str, loc: Loc, field: str) -> str:
+    """``value`` if it holds more than white space.
+
+    Raises:
+        DataError: It is blank; names ``field`` at ``loc``.
+    """
+    if not value.strip():
+        raise loc.error(field, "empty")
+    return value
+
+
 def make_sample(
     loc: Loc,
     *,
@@ -185,12 +194,27 @@ def make_sample(
     correct: Sequence[str],
     wrong: Sequence[str] = (),
     meta: dict[str, Any],
+    blank_question: bool = False,
 ) -> Sample:
     """A validated sample; a validation failure becomes a ``DataError`` at ``loc``.
 
+    Args:
+        loc: Where the record is, for errors.
+        id: The sample id.
+        story: The story; never blank.
+        question: The question; blank only when ``blank_question`` says so.
+        correct: Gold answers.
+        wrong: Wrong options (none: open QA).
+        meta: Grouping fields and source details.
+        blank_question: The format asks no question (sentence completion: the story is the
+            prompt), so a blank question is expected.
+
     Raises:
-        DataError: The sample is invalid (e.g. a blank gold answer); names the sample field.
+        DataError: The sample is invalid (e.g. a blank story or gold answer); names the field.
     """
+    required(story, loc, "story")
+    if not blank_question:
+        required(question, loc, "question")
     try:
         answer = Answer(correct_answers=list(correct), wrong_answers=list(wrong))
         return Sample(id=id, story=story, question=question, answer=answer, meta=meta)
@@ -215,7 +239,7 @@ def find_source(source: Path, candidates: Sequence[str], *, what: str) -> Path:
             if (source / candidate).is_file():
                 return source / candidate
         raise DataError(source, None, None, f"no {what} here (looked for {', '.join(candidates)})")
-    raise DataError(source, None, None, "no such file or folder")
+    raise PathError(source, None, None, "no such file or folder")
 
 
 def slug(value: str) -> str:

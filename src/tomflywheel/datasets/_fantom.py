@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal
 
+from tomflywheel._io import decode_utf8
 from tomflywheel.asking import TaskSpec
 from tomflywheel.datasets._common import (
     Loc,
@@ -31,7 +32,7 @@ from tomflywheel.datasets._common import (
 )
 from tomflywheel.datasets._registry import IMPORTERS
 from tomflywheel.datasets._task import register_task
-from tomflywheel.errors import DataError
+from tomflywheel.errors import DataError, PathError
 from tomflywheel.schema import Sample
 
 logger = logging.getLogger(__name__)
@@ -74,7 +75,7 @@ def _load_sets(source: Path) -> tuple[Path, list[Any]]:
             raise DataError(source, None, None, "no fantom_v1.json or fantom.tar.gz here")
         path = found[0]
     if not path.is_file():
-        raise DataError(path, None, None, "no such file or folder")
+        raise PathError(path, None, None, "no such file or folder")
     if path.name.endswith((".tar.gz", ".tgz")):
         return _read_archive(path)
     return path, _records(path, read_json(path))
@@ -87,12 +88,12 @@ def _read_archive(path: Path) -> tuple[Path, list[Any]]:
             handle = archive.extractfile(member) if member is not None else None
             if member is None or handle is None:
                 raise DataError(path, None, None, f"no {_MEMBER} in the archive")
-            raw = handle.read().decode("utf-8")
+            data = handle.read()
     except (tarfile.TarError, EOFError, OSError) as err:
         raise DataError(path, None, None, f"not a readable .tar.gz archive ({err})") from err
     inner = Path(f"{path}!{member.name}")
     try:
-        return inner, _records(inner, json.loads(raw))
+        return inner, _records(inner, json.loads(decode_utf8(data, inner)))
     except json.JSONDecodeError as err:
         raise DataError(inner, err.lineno, None, f"invalid JSON ({err.msg})") from err
 
@@ -255,6 +256,7 @@ def import_fantom(
     """
     path, records = _load_sets(Path(source))
     dropped = 0
+    everyone_knows: list[str] = []
     for index, record in enumerate(records):
         loc = Loc(path, index, "record")
         if not isinstance(record, dict):
@@ -265,9 +267,7 @@ def import_fantom(
                 dropped += 1
                 continue
             if "wrong" in q and not q["wrong"]:
-                logger.info(
-                    "%s: record %d: %s skipped (every character knows)", path, index, q["key"]
-                )
+                everyone_knows.append(f"record {index} {q['key']}")
                 continue
             meta = _meta(record, loc, context, q)
             yield make_sample(
@@ -279,5 +279,15 @@ def import_fantom(
                 wrong=q.get("wrong", ()),
                 meta=meta,
             )
+    # Skips are warnings, so an import always says what it left out.
     if dropped:
-        logger.info("fantom: %d yes/no questions answered no:long dropped (short context)", dropped)
+        logger.warning(
+            "%s: %d yes/no questions answered no:long skipped (short context)", path, dropped
+        )
+    if everyone_knows:
+        logger.warning(
+            "%s: %d questions skipped, every character knows the answer (%s)",
+            path,
+            len(everyone_knows),
+            ", ".join(everyone_knows[:5]) + (", ..." if len(everyone_knows) > 5 else ""),
+        )

@@ -174,6 +174,7 @@ def _samples(story: _Story, reversed_: bool) -> Iterator[Sample]:
             id=f"kosinski-{item}-{prompt}",
             story=f"{body} {lead}",
             question="",
+            blank_question=True,
             correct=[gold],
             wrong=[o2 if gold == o1 else o1],
             meta={

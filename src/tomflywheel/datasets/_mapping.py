@@ -48,9 +48,9 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from tomflywheel._io import validation_error_field
+from tomflywheel._io import read_text, validation_error_field
 from tomflywheel.asking import JUDGES, PromptKind
-from tomflywheel.datasets._common import Loc, make_sample
+from tomflywheel.datasets._common import Loc, make_sample, required
 from tomflywheel.datasets._records import (
     MISSING,
     Join,
@@ -64,7 +64,7 @@ from tomflywheel.datasets._records import (
 )
 from tomflywheel.datasets._registry import IMPORTERS
 from tomflywheel.datasets._task import TASKS
-from tomflywheel.errors import ConfigError, DataError
+from tomflywheel.errors import ConfigError, PathError, UserInputError
 from tomflywheel.schema import Sample
 
 FieldRef = str | list[str]
@@ -162,9 +162,9 @@ def load_mapping(path: Path) -> Mapping:
             task field that no ``fields.meta`` entry provides; names the file and key.
     """
     try:
-        raw = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+        raw = yaml.safe_load(read_text(path))
     except OSError as err:
-        raise ConfigError(f"{path}: cannot read the mapping ({err.strerror})") from err
+        raise UserInputError(f"{path}: cannot read the mapping ({err.strerror})") from err
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         where = f":{mark.line + 1}" if mark is not None else ""
@@ -283,14 +283,19 @@ def _sample(spec: Mapping, task: dict[str, Any], default_id: str, loc: Loc, reco
     if spec.layout != "list":
         meta["source_key"] = record[spec.key_field]
     ident = _text(record, fields.id, loc) if fields.id else default_id
+    story = required(_text(record, fields.story, loc), loc, fields.story)
+    question = ""
+    if fields.question:
+        question = required(_text(record, fields.question, loc), loc, fields.question)
     return make_sample(
         loc,
         id=f"{spec.name}-{ident}",
-        story=_text(record, fields.story, loc),
-        question=_text(record, fields.question, loc) if fields.question else "",
+        story=story,
+        question=question,
         correct=correct,
         wrong=wrong,
         meta=meta,
+        blank_question=not fields.question,
     )
 
 
@@ -310,7 +315,7 @@ def import_mapping(source: Path, *, mapping: Path) -> Iterator[Sample]:
         task["prompt_kind"] = "mixed" if has_choices else "open"
     path = Path(source)
     if not path.is_file():
-        raise DataError(path, None, None, "no such file")
+        raise PathError(path, None, None, "no such file")
     records = with_default_ids(read_records(path, spec, kind_of(path, spec), _columns(spec)), spec)
     if spec.join is not None:
         joined_path, table = join_table(spec.join, path.parent)

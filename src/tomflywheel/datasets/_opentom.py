@@ -23,7 +23,7 @@ from tomflywheel.asking import TaskSpec
 from tomflywheel.datasets._common import Loc, get, make_sample, read_json, text
 from tomflywheel.datasets._registry import IMPORTERS
 from tomflywheel.datasets._task import register_task
-from tomflywheel.errors import DataError
+from tomflywheel.errors import DataError, PathError
 from tomflywheel.schema import Sample
 
 logger = logging.getLogger(__name__)
@@ -88,7 +88,7 @@ def _folder(source: Path) -> Path:
         if folder.is_dir() and any((folder / n).is_file() for n in META_FILES["normal"]):
             return folder
     if not source.exists():
-        raise DataError(source, None, None, "no such folder")
+        raise PathError(source, None, None, "no such folder")
     raise DataError(source, None, None, "no meta_data.json / metadata.json here or in opentom_data")
 
 
@@ -250,7 +250,7 @@ def import_opentom(
     for tag, table in tables.items():
         if extra := sorted(set(table) - set(stories)):
             # The official runner only reads the stories of the metadata file, too.
-            logger.info("%s: %d story ids not in %s, skipped", files[tag], len(extra), meta_path)
+            logger.warning("%s: %d story ids not in %s, skipped", files[tag], len(extra), meta_path)
     prefix = "opentom-long" if narrative == "long" else "opentom"
     for key in sorted(stories):
         for tag, spec in QUESTION_FILES.items():

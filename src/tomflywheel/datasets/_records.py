@@ -7,6 +7,7 @@ A JSON document may be ``{key: record}`` (``dict``) or ``{key: [record, ...]}``
 
 from __future__ import annotations
 
+import logging
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,6 +18,8 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from tomflywheel._io import iter_jsonl
 from tomflywheel.datasets._common import Loc, read_csv_dicts, read_json
 from tomflywheel.errors import DataError
+
+logger = logging.getLogger(__name__)
 
 
 class _Strict(BaseModel):
@@ -169,6 +172,7 @@ def joined(
     Raises:
         DataError: A record without the key field, or (``unmatched: error``) without a match.
     """
+    skipped = 0
     for loc, record, ident in records:
         if not isinstance(record, dict):
             raise loc.error(None, "expected an object")
@@ -177,9 +181,14 @@ def joined(
             raise loc.error(join.by, "missing (join.by)")
         if str(key) not in table:
             if join.unmatched == "skip":
+                skipped += 1
                 continue
             raise loc.error(join.by, f"no record with key {key!r} in {path.name}")
         yield loc, {**record, join.as_: table[str(key)]}, ident
+    if skipped:
+        logger.warning(
+            "%d records without a match in %s skipped (join.unmatched: skip)", skipped, path
+        )
 
 
 def with_default_ids(

@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from tomflywheel._io import iter_jsonl
+from tomflywheel._io import iter_jsonl, utf8_errors
 from tomflywheel.asking import TaskSpec
 from tomflywheel.datasets._common import Loc, find_source, make_sample, text
 from tomflywheel.datasets._registry import IMPORTERS
@@ -27,7 +27,7 @@ OPTION_KEYS = ("answerA", "answerB", "answerC")
 
 
 def _labels(path: Path) -> list[str]:
-    with path.open("r", encoding="utf-8") as handle:
+    with utf8_errors(path), path.open("r", encoding="utf-8") as handle:
         labels = [line.strip() for line in handle]
     while labels and not labels[-1]:
         labels.pop()

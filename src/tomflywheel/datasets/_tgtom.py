@@ -22,7 +22,7 @@ from tomflywheel.asking import TaskSpec
 from tomflywheel.datasets._common import Loc, get, make_sample, text, text_list
 from tomflywheel.datasets._registry import IMPORTERS
 from tomflywheel.datasets._task import register_task
-from tomflywheel.errors import DataError
+from tomflywheel.errors import DataError, PathError
 from tomflywheel.schema import Sample
 from tomflywheel.world import ANSWER_FORMATS
 
@@ -163,9 +163,9 @@ def import_tgtom(source: Path) -> Iterator[Sample]:
     """
     folder = Path(source)
     if not folder.exists():
-        raise DataError(folder, None, None, "no such file or folder")
+        raise PathError(folder, None, None, "no such file or folder")
     if not folder.is_dir():
-        raise DataError(folder, None, None, "expected the folder of the five TGToM files")
+        raise PathError(folder, None, None, "expected the folder of the five TGToM files")
     tables = {role: _read(folder, role) for role in FILES}
     for table in tables.values():
         for story_id, (loc, _) in table.items():

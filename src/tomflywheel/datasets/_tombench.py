@@ -86,7 +86,11 @@ def import_tombench(source: Path, *, language: Literal["en", "zh"] = "en") -> It
     keys = FIELDS[language]
     for path in _files(Path(source)):
         task = path.stem
-        for index, (number, record) in enumerate(iter_jsonl(path)):
+        records = list(iter_jsonl(path))
+        if not records:
+            # Every task has questions; an empty file is a failed download, not a task to drop.
+            raise DataError(path, None, None, "no records (every ToMBench task file has some)")
+        for index, (number, record) in enumerate(records):
             loc = Loc(path, number)
             options = _options(record, language, loc)
             if len(options) < 2:

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal
 
+from tomflywheel._io import utf8_errors
 from tomflywheel.asking import TaskSpec
 from tomflywheel.datasets._common import (
     Loc,
@@ -19,7 +20,7 @@ from tomflywheel.datasets._common import (
 )
 from tomflywheel.datasets._registry import IMPORTERS
 from tomflywheel.datasets._task import register_task
-from tomflywheel.errors import DataError
+from tomflywheel.errors import DataError, PathError
 from tomflywheel.schema import Sample
 
 QUESTION_TYPES = (
@@ -76,7 +77,7 @@ def _examples(path: Path) -> Iterator[tuple[int, list[str], str, str]]:
     """(question line number, story sentences, question, answer) for each bAbI example."""
     story: list[str] = []
     number = 0
-    with path.open("r", encoding="utf-8") as handle:
+    with utf8_errors(path), path.open("r", encoding="utf-8") as handle:
         for number, raw in enumerate(handle, start=1):
             line = raw.rstrip("\r\n")
             if not line.strip():
@@ -108,7 +109,7 @@ def _examples(path: Path) -> Iterator[tuple[int, list[str], str, str]]:
 def _traces(path: Path) -> list[tuple[list[str], str, str]]:
     """(events, question type, story type) per line of a ``.trace`` file."""
     traces = []
-    with path.open("r", encoding="utf-8") as handle:
+    with utf8_errors(path), path.open("r", encoding="utf-8") as handle:
         for number, raw in enumerate(handle, start=1):
             fields = raw.strip().split(",")
             if len(fields) < 2 or not raw.strip():
@@ -148,7 +149,7 @@ def tomi_splits(source: Path) -> list[str]:
     """
     folder = Path(source)
     if not folder.is_dir():
-        raise DataError(folder, None, None, "not a folder")
+        raise PathError(folder, None, None, "not a folder")
     splits = sorted(SPLITS)
     found = [s for s in splits if any((folder / name).is_file() for name in _split_names(s))]
     if not found:

@@ -9,14 +9,17 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 from typing import Any
 
-from tomflywheel.asking.judge import gold_positions, option_scores, softmax
+from tomflywheel.asking import normalize
+from tomflywheel.asking.judge import closed_candidates, gold_positions, option_scores, softmax
 from tomflywheel.config import LogprobSettings
 from tomflywheel.datasets import TaskSpec
 from tomflywheel.evaluation._f1 import macro_f1_by
-from tomflywheel.schema import Judgment, Prediction, Sample, Verdict
+from tomflywheel.schema import SCORED, Judgment, Prediction, Sample, Verdict
 from tomflywheel.stats import accuracy, mean_and_std
 
-JUDGED = (Verdict.CORRECT, Verdict.INCORRECT)
+# Ambiguous replies count as wrong in every accuracy (the strict answer policy) and are also
+# counted apart under ``counts``.
+JUDGED = SCORED
 
 
 def _key(sample: Sample, fields: tuple[str, ...]) -> str | None:
@@ -26,14 +29,21 @@ def _key(sample: Sample, fields: tuple[str, ...]) -> str | None:
     return " × ".join("∅" if value is None else str(value) for value in values)
 
 
-def _tally(pairs: Iterable[tuple[str | None, Judgment]]) -> dict[str, Any]:
+def _tally(
+    pairs: Iterable[tuple[str | None, Judgment]], chance: dict[str, float] | None = None
+) -> dict[str, Any]:
     counts: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    members: dict[str, list[Judgment]] = defaultdict(list)
     for key, judgment in pairs:
         if key is None or judgment.verdict not in JUDGED:
             continue
         counts[key][1] += 1
         counts[key][0] += judgment.verdict is Verdict.CORRECT
-    return {key: accuracy(c, n) for key, (c, n) in sorted(counts.items(), key=lambda kv: kv[0])}
+        members[key].append(judgment)
+    return {
+        key: _with_chance(accuracy(c, n), members[key], chance or {})
+        for key, (c, n) in sorted(counts.items(), key=lambda kv: kv[0])
+    }
 
 
 def _all_correct(by: str, samples: dict[str, Sample], judgments: list[Judgment]) -> dict[str, Any]:
@@ -63,11 +73,78 @@ def _trials(judgments: list[Judgment]) -> dict[str, Any] | None:
 
 
 def _agreement(judgments: list[Judgment]) -> dict[str, Any] | None:
-    both = [j for j in judgments if j.rules_verdict is not None and j.verdict in JUDGED]
+    """Rules vs the LLM on the items the LLM decided (where the rules were unsure)."""
+    both = [
+        j
+        for j in judgments
+        if j.match_type == "judge" and j.rules_verdict is not None and j.verdict in JUDGED
+    ]
     if not both:
         return None
     agree = sum(j.rules_verdict == j.verdict for j in both)
     return {"n": len(both), "agree": agree, "rate": round(agree / len(both), 4)}
+
+
+def judge_calibration(judgments: list[Judgment], *, min_accuracy: float) -> dict[str, Any] | None:
+    """The LLM judge's estimated accuracy: its agreement with the rules where they are certain.
+
+    An inconsistent or failed judge reply counts as a disagreement. ``warning`` is set when the
+    estimate is under ``min_accuracy`` (an unreliable judge: its verdicts elsewhere are suspect).
+    """
+    asked = [
+        j
+        for j in judgments
+        if j.rules_certain and j.rules_verdict is not None and j.judge_verdict is not None
+    ]
+    if not asked:
+        return None
+    agree = sum(j.judge_verdict == j.rules_verdict for j in asked)
+    estimate = accuracy(agree, len(asked))
+    inconsistent = sum(j.judge_verdict is Verdict.UNJUDGED for j in asked)
+    warning = None
+    if estimate["accuracy"] is not None and estimate["accuracy"] < min_accuracy:
+        warning = (
+            f"the LLM judge agrees with certain rule verdicts on {agree} of {len(asked)} items "
+            f"({estimate['accuracy']:.0%}, under {min_accuracy:.0%}): its verdicts are unreliable"
+        )
+    return {
+        **estimate,
+        "agree": agree,
+        "inconsistent": inconsistent,
+        "min_accuracy": min_accuracy,
+        "warning": warning,
+    }
+
+
+def chance_by_sample(samples: list[Sample], predictions: list[Prediction]) -> dict[str, float]:
+    """Each item's accuracy under a uniform random pick among its options or candidates.
+
+    Choice QA: gold options / options shown; open QA over a closed set: golds among the story's
+    candidates / candidates. Items with no closed answer set have no chance level.
+    """
+    shown = {p.sample_id: p for p in predictions if p.options}
+    rates = {}
+    for sample in samples:
+        prediction = shown.get(sample.id)
+        if prediction is not None and prediction.options:
+            rates[sample.id] = len(prediction.gold_letters or []) / len(prediction.options)
+        elif (candidates := closed_candidates(sample)) is not None:
+            golds = {normalize(g) for g in sample.answer.correct_answers}
+            rates[sample.id] = sum(normalize(c) in golds for c in candidates) / len(candidates)
+        elif sample.answer.wrong_answers:
+            n = len(sample.answer.correct_answers) + len(sample.answer.wrong_answers)
+            rates[sample.id] = len(sample.answer.correct_answers) / n
+    return rates
+
+
+def _with_chance(
+    tally: dict[str, Any], judgments: Iterable[Judgment], chance: dict[str, float]
+) -> dict[str, Any]:
+    """Add the mean chance level of the judged items, when every one of them has one."""
+    rates = [chance.get(j.sample_id) for j in judgments if j.verdict in JUDGED]
+    if rates and all(r is not None for r in rates):
+        return {**tally, "chance": round(sum(rates) / len(rates), 4)}  # type: ignore[arg-type]
+    return tally
 
 
 def _sweep(
@@ -129,6 +206,7 @@ def compute_metrics(
     predictions: list[Prediction],
     judgments: list[Judgment],
     logprob: LogprobSettings,
+    min_judge_accuracy: float = 0.8,
 ) -> dict[str, Any]:
     """Every metric of one dataset of an experiment, as plain JSON-able data."""
     by_id = {s.id: s for s in samples}
@@ -136,9 +214,12 @@ def compute_metrics(
     predictions = [p for p in predictions if p.sample_id in by_id]
     verdicts = Counter(j.verdict.value for j in judgments)
     correct = verdicts.get(Verdict.CORRECT.value, 0)
-    judged = correct + verdicts.get(Verdict.INCORRECT.value, 0)
+    judged = sum(verdicts.get(v.value, 0) for v in JUDGED)
+    chance = chance_by_sample(samples, predictions)
     groups = {
-        " × ".join(fields): _tally((_key(by_id[j.sample_id], fields), j) for j in judgments)
+        " × ".join(fields): _tally(
+            ((_key(by_id[j.sample_id], fields), j) for j in judgments), chance
+        )
         for fields in task.groupings
     }
     trial_fields = {
@@ -152,7 +233,7 @@ def compute_metrics(
         "n_samples": len(samples),
         "n_predictions": len(predictions),
         "n_judgments": len(judgments),
-        "overall": accuracy(correct, judged),
+        "overall": _with_chance(accuracy(correct, judged), judgments, chance),
         "counts": {v.value: verdicts.get(v.value, 0) for v in Verdict},
         "groups": groups,
         "match_types": dict(sorted(Counter(j.match_type or "none" for j in judgments).items())),
@@ -162,6 +243,7 @@ def compute_metrics(
         "trials": _trials(judgments),
         "fields": trial_fields,
         "judge_agreement": _agreement(judgments),
+        "judge_calibration": judge_calibration(judgments, min_accuracy=min_judge_accuracy),
         "macro_f1": macro_f1_by(task.macro_f1_by, by_id, predictions, judgments)
         if task.macro_f1_by
         else None,

@@ -17,6 +17,7 @@ from tomflywheel._io import atomic_write_json
 from tomflywheel.artifacts import (
     Experiment,
     LoadedDataset,
+    experiment_settings,
     load_saved_datasets,
     open_experiment,
     read_judgments,
@@ -27,6 +28,7 @@ from tomflywheel.asking import JudgeContext, Predictor, build_judge
 from tomflywheel.audit import audit_items, audit_predictions
 from tomflywheel.config import EvalSettings, LLMSettings, Settings
 from tomflywheel.errors import ConfigError
+from tomflywheel.evaluation._identity import judge_identity
 from tomflywheel.evaluation._judging import (
     pending_judgments,
     run_judgments,
@@ -153,7 +155,9 @@ def run_evaluation(
         asyncio.run(_judge_all(settings, None, loaded, experiment, outcomes, progress))
     if "metric" in stages:
         for dataset in loaded:
-            outcomes[dataset.label].metrics = write_metrics(settings.eval, dataset, experiment)
+            outcomes[dataset.label].metrics = write_metrics(
+                settings.eval, dataset, experiment, min_judge_accuracy=settings.judge.min_accuracy
+            )
     return summary
 
 
@@ -240,7 +244,11 @@ async def _judge_all(
 
 
 def write_metrics(
-    settings: EvalSettings, dataset: LoadedDataset, experiment: Experiment
+    settings: EvalSettings,
+    dataset: LoadedDataset,
+    experiment: Experiment,
+    *,
+    min_judge_accuracy: float = 0.8,
 ) -> dict[str, Any]:
     """Compute a dataset's metrics from its artifacts and write ``metrics.json`` (no request).
 
@@ -256,7 +264,10 @@ def write_metrics(
         predictions=predictions,
         judgments=judgments,
         logprob=settings.logprob,
+        min_judge_accuracy=min_judge_accuracy,
     )
     metrics["shortcuts"] = audit_predictions(audit_items(dataset.samples), predictions, judgments)
+    # Read from the experiment's own snapshot, so a metric re-run from the folder alone agrees.
+    metrics["judge_identity"] = judge_identity(experiment_settings(experiment.root), judgments)
     atomic_write_json(experiment.metrics(dataset.label), metrics)
     return metrics

@@ -9,7 +9,7 @@ from pathlib import Path
 from tomflywheel.artifacts import LoadedDataset
 from tomflywheel.config import DatasetRef, Settings
 from tomflywheel.datasets import task_for_sample
-from tomflywheel.errors import ConfigError, DataError
+from tomflywheel.errors import ConfigError, DataError, PathError, UserInputError
 from tomflywheel.schema import read_samples
 
 logger = logging.getLogger(__name__)
@@ -28,7 +28,7 @@ def resolve_dataset_ref(value: str, datasets_dir: Path) -> DatasetRef:
     if named.exists():
         return DatasetRef(path=named)
     known = sorted(p.stem for p in datasets_dir.glob("*.jsonl")) if datasets_dir.is_dir() else []
-    raise ConfigError(
+    raise UserInputError(
         f"dataset {value!r} not found (no file {path} or {named}); "
         f"known in {datasets_dir}: {', '.join(known) or 'none'}"
     )
@@ -48,7 +48,7 @@ def load_dataset(
         ConfigError: Unknown dataset type and no task declared in its samples.
     """
     if not ref.path.exists():
-        raise ConfigError(f"{ref.path}: dataset file not found")
+        raise PathError(ref.path, None, None, "dataset file not found")
     samples = list(read_samples(ref.path))
     if not samples:
         raise DataError(ref.path, None, None, "no samples")

@@ -74,7 +74,8 @@ def mine_bad_cases(exp_dir: Path, *, unsure_margin: float = 0.5) -> list[BadCase
                 continue
             margin = logprob_margin(prediction)
             reason: MineReason | None = None
-            if judgment.verdict is Verdict.INCORRECT:
+            # An ambiguous reply (several answers named) is scored as wrong: a bad case too.
+            if judgment.verdict in (Verdict.INCORRECT, Verdict.AMBIGUOUS):
                 reason = "wrong"
             elif judgment.verdict is Verdict.UNJUDGED:
                 reason = "unjudged"

@@ -9,6 +9,11 @@ confusion, more agents for perspective confusion, more distractors for distracto
 for trust errors). Matched controls are always on unless disabled: every false-belief story
 comes with its true-belief twin, Kosinski tasks with their control variants, so the new data
 teaches the skill and not a shortcut ("the answer is never where the object is").
+
+Targets first: failures on false-belief questions (targets) weigh ``target_weight`` times a
+control failure (memory, reality, true belief), and controls get at most
+``max_controls_per_target`` samples per target sample. With ``complete_families`` every story
+yields its whole question family, so each false belief has true-belief questions beside it.
 """
 
 from __future__ import annotations
@@ -17,12 +22,13 @@ import hashlib
 import json
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from tomflywheel._rng import stable_seed
 from tomflywheel.config import FeedbackSettings
+from tomflywheel.feedback._roles import Role, diagnosis_role
 from tomflywheel.schema import Diagnosis, ErrorCategory
 from tomflywheel.world import generator_for
 
@@ -41,8 +47,11 @@ class PlanItem(BaseModel):
     category: ErrorCategory
     n_diagnoses: int
     """Bad cases behind this weakness."""
+    role: Literal["target", "control"] = "target"
+    """``target``: failures on beliefs that differ from reality; ``control``: memory, reality
+    or true-belief failures."""
     count: int
-    """Samples wanted (controls included)."""
+    """Samples wanted (controls included); whole stories are taken, so a few more may come."""
     generator: str
     params: dict[str, Any]
     """Generator parameters (seed and story count are set at synthesis)."""
@@ -89,12 +98,27 @@ def _allocate(weights: Sequence[int], budget: int, minimum: int) -> list[int]:
     return counts
 
 
+def _role_budgets(
+    failures: Mapping[Role, int], budget: int, settings: FeedbackSettings
+) -> dict[Role, int]:
+    """Budget for targets and for controls: weighted by failures, controls capped."""
+    targets, controls = failures.get("target", 0), failures.get("control", 0)
+    if not targets or not controls:
+        return {"target": budget if targets else 0, "control": budget if controls else 0}
+    weighted = settings.target_weight * targets
+    control = round(budget * controls / (controls + weighted)) if weighted + controls else 0
+    ratio = settings.max_controls_per_target
+    control = min(control, int(budget * ratio / (1 + ratio)))
+    return {"target": budget - control, "control": control}
+
+
 def build_plan(
     diagnoses: Sequence[Diagnosis],
     tasks: Mapping[str, str],
     settings: FeedbackSettings,
     *,
     case_ids: Mapping[tuple[str, str, int], str] | None = None,
+    roles: Mapping[tuple[str, str, int], Role] | None = None,
 ) -> SynthesisPlan:
     """A plan from diagnoses; the same diagnoses and settings give the same plan.
 
@@ -103,8 +127,10 @@ def build_plan(
         tasks: Task name of each dataset label (``tomi_test`` -> ``tomi``).
         settings: Budget, minimum per weakness, controls, seed, diversity.
         case_ids: Readable bad-case ids for lineage, by (dataset, sample id, trial).
+        roles: Target or control per bad case (by the engine's reading of its story); cases
+            missing here get the role their question type and error imply.
     """
-    cells: dict[tuple[str, str, str, str], list[Diagnosis]] = defaultdict(list)
+    cells: dict[tuple[str, str, str, str, Role], list[Diagnosis]] = defaultdict(list)
     for d in diagnoses:
         if d.category is None:
             continue
@@ -116,19 +142,32 @@ def build_plan(
             (d.question_type or "") if keep_type else "",
             "" if d.order is None else str(d.order),
             d.category.value,
+            (roles or {}).get((d.dataset, d.sample_id, d.trial)) or diagnosis_role(d),
         )
         cells[key].append(d)
     keys = sorted(cells)
-    counts = _allocate([len(cells[k]) for k in keys], settings.budget, settings.min_per_weakness)
+    failures: dict[Role, int] = defaultdict(int)
+    for key in keys:
+        failures[key[4]] += len(cells[key])
+    budgets = _role_budgets(failures, settings.budget, settings)
+    counts: dict[tuple[str, str, str, str, Role], int] = {}
+    for role, budget in budgets.items():
+        group = [key for key in keys if key[4] == role]
+        shares = _allocate([len(cells[k]) for k in group], budget, settings.min_per_weakness)
+        counts.update(zip(group, shares, strict=True))
     items = []
-    for key, count in zip(keys, counts, strict=True):
+    for key in keys:
+        count = counts[key]
         if count <= 0:
             continue
-        dataset, question_type, order, category_name = key
+        dataset, question_type, order, category_name, role = key
         category = ErrorCategory(category_name)
         task = tasks.get(dataset, dataset)
         generator = generator_for(task, category)
         params, why = generator.aim(category, question_type or None, int(order) if order else None)
+        if settings.complete_families and any(name in params for name in generator.family):
+            params = {k: v for k, v in params.items() if k not in generator.family}
+            why += ", every story with its complete question family"
         params = {**params, "controls": settings.controls, "diversity": settings.diversity}
         members = cells[key]
         ids = [
@@ -137,7 +176,13 @@ def build_plan(
         ]
         weakness = " · ".join(
             part
-            for part in (dataset, question_type, order and f"order {order}", category_name)
+            for part in (
+                dataset,
+                question_type,
+                order and f"order {order}",
+                category_name,
+                role == "control" and "control",
+            )
             if part
         )
         items.append(
@@ -148,6 +193,7 @@ def build_plan(
                 question_type=question_type or None,
                 order=int(order) if order else None,
                 category=category,
+                role=role,
                 n_diagnoses=len(members),
                 count=count,
                 generator=generator.name,

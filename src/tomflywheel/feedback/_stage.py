@@ -26,6 +26,7 @@ from tomflywheel.feedback._mining import BadCase, mine_bad_cases
 from tomflywheel.feedback._naturalize import chosen_for_naturalization, naturalize
 from tomflywheel.feedback._plan import SynthesisPlan, build_plan
 from tomflywheel.feedback._profile import error_profile
+from tomflywheel.feedback._roles import sample_role
 from tomflywheel.feedback._synthesize import synthesize
 from tomflywheel.llm import ContentClient, StructureClient, llm_endpoint
 from tomflywheel.progress import ProgressFactory
@@ -158,7 +159,13 @@ async def _synthesize(
     config = settings.feedback
     folder = summary.folder
     tasks = {d.label: d.task.name for d in load_saved_datasets(Experiment(Path(exp_dir)))}
-    plan = build_plan(diagnoses, tasks, config, case_ids={c.key: c.case_id for c in cases})
+    plan = build_plan(
+        diagnoses,
+        tasks,
+        config,
+        case_ids={c.key: c.case_id for c in cases},
+        roles={c.key: sample_role(c.sample) for c in cases},
+    )
     summary.plan = plan
     atomic_write_json(folder / "plan.json", plan.model_dump(mode="json"))
     candidates: list[Sample]

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from itertools import islice
+from collections.abc import Iterable, Iterator
+from itertools import groupby
 from typing import Any
 
 from tomflywheel.feedback._plan import PlanItem, SynthesisPlan
@@ -45,10 +45,33 @@ def finish(
     )
 
 
+def _story_key(sample: Sample) -> object:
+    """The generated story a sample asks about (its own id when it has no trace)."""
+    trace = sample.meta.get("trace") or {}
+    return trace.get("story_index", sample.id)
+
+
+def whole_stories(samples: Iterable[Sample], count: int) -> Iterator[Sample]:
+    """Whole stories, in order, until the total is as near ``count`` as whole stories allow.
+
+    A question family is never cut: the last story is taken when it overshoots ``count`` by
+    less than the samples still missing (and the first story always is).
+    """
+    taken = 0
+    for _, group in groupby(samples, key=_story_key):
+        story = list(group)
+        if taken and taken + len(story) - count >= count - taken:
+            return
+        taken += len(story)
+        yield from story
+        if taken >= count:
+            return
+
+
 def synthesize(plan: SynthesisPlan, *, with_rationale: bool = True) -> list[Sample]:
-    """Every plan item's first ``count`` samples (targets with their controls, in story order)."""
+    """Every plan item's first stories, whole, up to ``count`` samples (controls included)."""
     out: list[Sample] = []
     for index, item in enumerate(plan.items):
-        for sample in islice(stream_item(item), item.count):
+        for sample in whole_stories(stream_item(item), item.count):
             out.append(finish(plan, item, index, sample, with_rationale=with_rationale))
     return out

@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
-from tomflywheel._io import validation_error_field
+from tomflywheel._io import utf8_errors, validation_error_field
 from tomflywheel.datasets import TaskSpec, task_for_sample
 from tomflywheel.errors import ConfigError, DataError
 from tomflywheel.schema import Sample
@@ -137,7 +137,7 @@ def read_candidates(path: Path) -> Iterator[Candidate]:
     path = Path(path)
     index = 0
     try:
-        with path.open("r", encoding="utf-8") as handle:
+        with utf8_errors(path), path.open("r", encoding="utf-8") as handle:
             for number, text in enumerate(handle, start=1):
                 if not text.strip():
                     continue
@@ -145,5 +145,3 @@ def read_candidates(path: Path) -> Iterator[Candidate]:
                 index += 1
     except OSError as err:
         raise DataError(path, None, None, f"cannot read input ({err.strerror})") from err
-    except UnicodeDecodeError as err:
-        raise DataError(path, None, None, f"not UTF-8 text ({err.reason})") from err

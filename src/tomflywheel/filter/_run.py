@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from tomflywheel.config import FilterSettings, LLMSettings, Settings
-from tomflywheel.errors import ConfigError
+from tomflywheel.errors import UserInputError
 from tomflywheel.filter._admit import StoreState, TrainStore
 from tomflywheel.filter._balance import BalanceOutcome, balance
 from tomflywheel.filter._candidate import Candidate, candidate_of, read_candidates
@@ -137,7 +137,7 @@ def _validate(filter_settings: FilterSettings) -> None:
     unknown = [name for name in filter_settings.disabled_checks if name not in CHECKS]
     if unknown:
         known = ", ".join(CHECKS.names())
-        raise ConfigError(f"filter.disabled_checks: unknown check(s) {unknown} (known: {known})")
+        raise UserInputError(f"filter.disabled_checks: unknown check(s) {unknown} (known: {known})")
 
 
 def _first_pass(

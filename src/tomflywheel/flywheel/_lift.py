@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from tomflywheel.artifacts import Experiment, read_judgments
-from tomflywheel.schema import Judgment, Sample, Verdict, read_samples
+from tomflywheel.schema import SCORED, Judgment, Sample, Verdict, read_samples
 from tomflywheel.stats import accuracy
 
 SHORTCUT_DROP = 0.05
@@ -35,7 +35,7 @@ def is_control(sample: Sample) -> bool:
 def _split(samples: dict[str, Sample], judgments: Iterable[Judgment]) -> dict[str, dict[str, Any]]:
     tallies = {"all": [0, 0], "targets": [0, 0], "controls": [0, 0]}
     for j in judgments:
-        if j.verdict not in (Verdict.CORRECT, Verdict.INCORRECT) or j.sample_id not in samples:
+        if j.verdict not in SCORED or j.sample_id not in samples:
             continue
         right = j.verdict is Verdict.CORRECT
         for key in ("all", "controls" if is_control(samples[j.sample_id]) else "targets"):

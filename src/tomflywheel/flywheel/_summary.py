@@ -8,8 +8,10 @@ from pathlib import Path
 from typing import Any
 
 from tomflywheel._io import read_jsonl
+from tomflywheel.artifacts import Experiment, read_predictions
 from tomflywheel.flywheel._lift import compare
 from tomflywheel.flywheel._manifest import RoundRecord
+from tomflywheel.schema import read_samples
 
 
 def _json(path: Path) -> dict[str, Any]:
@@ -30,6 +32,43 @@ def accuracy_by_dataset(exp_dir: Path) -> dict[str, Any]:
             "shortcuts": metrics.get("shortcuts"),
             "usage": metrics.get("usage", {}),
         }
+    return out
+
+
+def bad_case_examples(exp_dir: Path, *, per_category: int = 3) -> dict[str, list[dict[str, Any]]]:
+    """A few diagnosed bad cases per error category, with the model's own output.
+
+    The first ``per_category`` of each category in ``diagnoses.jsonl`` order (deterministic).
+    """
+    path = Path(exp_dir) / "feedback" / "diagnoses.jsonl"
+    if not path.exists():
+        return {}
+    chosen: dict[str, list[dict[str, Any]]] = {}
+    for d in read_jsonl(path, tolerate_partial_tail=True):
+        category = d.get("category")
+        if category and len(chosen.setdefault(category, [])) < per_category:
+            chosen[category].append(d)
+    experiment = Experiment(Path(exp_dir))
+    out: dict[str, list[dict[str, Any]]] = {}
+    for category, cases in sorted(chosen.items()):
+        for d in cases:
+            label = d["dataset"]
+            samples = {s.id: s for s in read_samples(experiment.samples(label))}
+            outputs = {
+                (p.sample_id, p.trial): p.raw_output
+                for p in read_predictions(experiment.predictions(label))
+            }
+            sample = samples.get(d["sample_id"])
+            out.setdefault(category, []).append(
+                {
+                    "dataset": label,
+                    "sample_id": d["sample_id"],
+                    "question": sample.question if sample else "",
+                    "gold": sample.answer.correct_answers if sample else [],
+                    "output": outputs.get((d["sample_id"], d.get("trial", 0))) or "",
+                    "evidence": d.get("evidence") or d.get("explanation") or "",
+                }
+            )
     return out
 
 
@@ -106,6 +145,8 @@ def round_summary(record: RoundRecord, *, model: str) -> dict[str, Any]:
     return {
         "round": record.round,
         "model": model,
+        "exp_dir": str(exp_dir) if exp_dir else None,
+        "bad_cases": bad_case_examples(exp_dir) if exp_dir else {},
         "trained": trained.outputs if trained else None,
         "lift": lift,
         "accuracy": accuracy,

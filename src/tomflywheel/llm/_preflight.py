@@ -12,7 +12,7 @@ from typing import Any, Literal
 import httpx
 
 from tomflywheel.config import LLMSettings
-from tomflywheel.errors import ConfigError, ServerError
+from tomflywheel.errors import ConfigError, ServerError, UserInputError
 
 logger = logging.getLogger(__name__)
 
@@ -43,8 +43,8 @@ def preflight(settings: LLMSettings, needs: Collection[Need], *, timeout_s: floa
 
     Raises:
         ServerError: No endpoint answers.
-        ConfigError: The model is not served (the message lists the served names), the key is
-            refused, or a needed kind of request is refused.
+        UserInputError: The model is not served (the message lists the served names).
+        ConfigError: The key is refused, or a needed kind of request is refused.
     """
     headers = {}
     if settings.api_key is not None:
@@ -58,7 +58,7 @@ def preflight(settings: LLMSettings, needs: Collection[Need], *, timeout_s: floa
                 unreachable.append(f"{url} ({err.__class__.__name__}: {err})")
                 continue
             if settings.model not in served:
-                raise ConfigError(
+                raise UserInputError(
                     f"llm.model {settings.model!r} is not served at {url}; it serves: "
                     f"{', '.join(served) or '(nothing)'}"
                 )

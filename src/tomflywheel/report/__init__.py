@@ -11,6 +11,7 @@ from tomflywheel.report._html import (
     sample_browser,
     table_html,
 )
+from tomflywheel.report._judge import calibration_text, judge_notes
 from tomflywheel.report._progress import progress_bar
 from tomflywheel.report._run_report import lift_rows, write_run_report
 from tomflywheel.report._shortcuts import shortcut_summary, shortcut_text
@@ -20,9 +21,11 @@ from tomflywheel.report._tables import metric_rows, metrics_table, to_csv, to_ma
 __all__ = [
     "Bar",
     "bar_chart",
+    "calibration_text",
     "embed_json",
     "error_profile_table",
     "esc",
+    "judge_notes",
     "lift_rows",
     "metric_rows",
     "metrics_table",

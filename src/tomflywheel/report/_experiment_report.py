@@ -8,12 +8,13 @@ from typing import Any
 
 import yaml
 
-from tomflywheel._io import atomic_write_text
+from tomflywheel._io import atomic_write_text, require_folder
 from tomflywheel.artifacts import Experiment, read_judgments, read_predictions
 from tomflywheel.report._html import Bar, bar_chart, esc, page, sample_browser, table_html
+from tomflywheel.report._judge import calibration_text, judge_notes
 from tomflywheel.report._shortcuts import shortcut_summary
 from tomflywheel.report._tables import metric_rows, write_tables
-from tomflywheel.schema import read_samples
+from tomflywheel.schema import Judgment, read_samples
 
 BROWSER_LIMIT = 2000
 """Samples per dataset embedded in the browser (the page stays light for big runs)."""
@@ -48,10 +49,20 @@ def _browser_rows(experiment: Experiment, label: str, limit: int) -> list[dict[s
                 "verdict": judgment.verdict.value if judgment else "unjudged",
                 "match": judgment.match_type if judgment else None,
                 "reason": judgment.reason if judgment else None,
+                "judge": _judge_detail(judgment),
                 "failure": judgment.failure if judgment else None,
             }
         )
     return rows
+
+
+def _judge_detail(judgment: Judgment | None) -> str | None:
+    """What the LLM judge said, when it was asked (with the answer it read)."""
+    if judgment is None or judgment.judge_verdict is None:
+        return None
+    read = f" (read {judgment.judge_answer!r})" if judgment.judge_answer is not None else ""
+    role = "decided" if judgment.match_type == "judge" else "calibration only, not counted"
+    return f"{judgment.judge_verdict.value}{read} · {role}"
 
 
 def _dataset_section(metrics: dict[str, Any]) -> str:
@@ -63,12 +74,24 @@ def _dataset_section(metrics: dict[str, Any]) -> str:
         + esc(", ".join(f"{k} {v}" for k, v in metrics["counts"].items()))
         + "</p>"
     )
+    parts.extend(f'<p class="warn">⚠ {esc(note)}</p>' for note in judge_notes(metrics))
+    chance = (metrics.get("overall") or {}).get("chance")
+    if chance is not None:
+        parts.append(
+            f'<p class="note">chance level {100 * chance:.1f}% (a random pick among the '
+            "options or the story's candidates; dashed red marks on the bars)</p>"
+        )
     parts.append(shortcut_summary(metrics.get("shortcuts")))
     charts = []
     for section in ("groups", "fields"):
         for group, values in (metrics.get(section) or {}).items():
             bars = [
-                Bar(str(v), a["accuracy"], tuple(a["ci95"]) if a["ci95"] else None)
+                Bar(
+                    str(v),
+                    a["accuracy"],
+                    tuple(a["ci95"]) if a["ci95"] else None,
+                    chance=a.get("chance"),
+                )
                 for v, a in values.items()
             ]
             charts.append(
@@ -98,10 +121,14 @@ def _dataset_section(metrics: dict[str, Any]) -> str:
             f"accuracy {100 * best['accuracy']:.1f}% at T={best['temperature']} "
             f'<span class="note">({esc(sweep["caveat"])})</span></p>'
         )
+    calibration = calibration_text(metrics)
+    if calibration:
+        parts.append(f"<p>{esc(calibration)}</p>")
     agreement = metrics.get("judge_agreement")
     if agreement:
         parts.append(
-            f"<p>Rules vs LLM judge agreement: {agreement['agree']}/{agreement['n']} "
+            f"<p>On the {agreement['n']} open answers the rules could not settle, the LLM judge "
+            f"agreed with the rules' guess on {agreement['agree']} "
             f"({100 * agreement['rate']:.1f}%)</p>"
         )
     return "".join(parts)
@@ -109,7 +136,7 @@ def _dataset_section(metrics: dict[str, Any]) -> str:
 
 def write_experiment_report(experiment: Experiment) -> list[Path]:
     """Write ``tables/`` and ``report.html`` of an experiment from its artifacts (no request)."""
-    root = experiment.root
+    root = require_folder(experiment.root, "experiment folder")
     all_metrics = [_load_json(p) for p in sorted(root.glob("*/metrics.json"))]
     written = write_tables(root / "tables", all_metrics)
     config = (
@@ -125,6 +152,7 @@ def write_experiment_report(experiment: Experiment) -> list[Path]:
             m["dataset"],
             m["overall"]["accuracy"],
             tuple(m["overall"]["ci95"]) if m["overall"]["ci95"] else None,
+            chance=m["overall"].get("chance"),
         )
         for m in all_metrics
     ]

@@ -21,7 +21,8 @@ h2{margin-top:2em;border-bottom:1px solid #dde;padding-bottom:4px}
 .card{background:#fff;border:1px solid #e3e6ee;border-radius:8px;padding:12px 16px}
 table{border-collapse:collapse;font-size:.9em}td,th{border-bottom:1px solid #eee;padding:4px 8px;
 text-align:left;vertical-align:top}th{background:#f2f4f8}.correct{color:#1a7f37;font-weight:600}
-.incorrect{color:#b42318;font-weight:600}.unjudged,.error{color:#9a6700;font-weight:600}
+.incorrect{color:#b42318;font-weight:600}.unjudged,.error,.ambiguous{color:#9a6700;font-weight:600}
+.warn{background:#fff4e5;border-left:4px solid #e8a33d;padding:6px 10px;max-width:900px}
 pre{white-space:pre-wrap;background:#f6f8fa;padding:8px;border-radius:6px;max-width:900px}
 #browser-controls{display:flex;gap:12px;margin:8px 0}#sample-list tr{cursor:pointer}
 #sample-list tr:hover{background:#eef3ff}.note{color:#667;font-size:.85em}
@@ -45,6 +46,7 @@ function show(s) { detail.replaceChildren(); block('Story', s.story); block('Que
   block('Gold', s.gold.join(' | ')); block('Model output', s.output);
   block('Verdict', s.verdict + (s.match ? ' (' + s.match + ')' : '') +
     (s.reason ? ' — ' + s.reason : '') + (s.failure ? ' — judge failure: ' + s.failure : ''));
+  if (s.judge) block('LLM judge', s.judge);
   if (s.details) block('Details', s.details); }
 function render() { list.replaceChildren(); const rows = data[dsSel.value] || [];
   const needle = q.value.toLowerCase(); let shown = 0;
@@ -77,6 +79,8 @@ class Bar:
     value: float | None
     ci: tuple[float, float] | None = None
     series: str = ""
+    chance: float | None = None
+    """Accuracy of a random pick among the options or candidates (drawn as a dashed mark)."""
 
 
 def bar_chart(bars: Sequence[Bar], *, title: str, width: int = 560) -> str:
@@ -111,13 +115,21 @@ def bar_chart(bars: Sequence[Bar], *, title: str, width: int = 560) -> str:
             f'<rect x="{label_w}" y="{y + 3}" width="{w:.1f}" height="{row_h - 8}" '
             f'fill="{colour}"><title>{esc(label)}: {100 * bar.value:.1f}%</title></rect>'
         )
+        end = label_w + w
         if bar.ci:
             lo, hi = (label_w + plot_w * v for v in bar.ci)
             mid = y + row_h / 2 - 1
             parts.append(f'<line x1="{lo:.1f}" y1="{mid}" x2="{hi:.1f}" y2="{mid}" stroke="#111"/>')
+            end = max(end, hi)  # the value label goes past the whisker, never over it
+        if bar.chance is not None:
+            cx = label_w + plot_w * bar.chance
+            parts.append(
+                f'<line class="chance" x1="{cx:.1f}" y1="{y + 1}" x2="{cx:.1f}" '
+                f'y2="{y + row_h - 3}" stroke="#c0392b" stroke-width="2" stroke-dasharray="3,2">'
+                f"<title>chance {100 * bar.chance:.1f}%</title></line>"
+            )
         parts.append(
-            f'<text x="{label_w + w + 4:.1f}" y="{y + 14}" font-size="10">'
-            f"{100 * bar.value:.1f}</text>"
+            f'<text x="{end + 4:.1f}" y="{y + 14}" font-size="10">{100 * bar.value:.1f}</text>'
         )
     parts.append("</svg>")
     return "".join(parts)
@@ -133,13 +145,17 @@ def table_html(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
 def sample_browser(
     samples_by_dataset: dict[str, list[dict[str, Any]]],
     *,
-    verdicts: Sequence[str] = ("correct", "incorrect", "unjudged", "error"),
+    verdicts: Sequence[str] = ("correct", "incorrect", "ambiguous", "unjudged", "error"),
+    columns: tuple[str, str, str, str] = ("id", "question", "output", "verdict"),
 ) -> str:
     """The per-sample browser: dataset and verdict filters, search, and a detail pane.
 
     Each row has ``id``, ``story``, ``question``, ``options``, ``gold``, ``output``,
     ``verdict`` and optionally ``match``, ``reason``, ``failure`` and ``details``.
+    ``columns`` names the list's four columns for what they hold (``id``, ``question``,
+    ``output``, ``verdict`` of each row).
     """
+    head = "".join(f"<th>{esc(c)}</th>" for c in columns)
     options = "".join(
         f'<option value="{esc(v)}">{esc(v) or "all"}</option>' for v in ("", *verdicts)
     )
@@ -148,7 +164,7 @@ def sample_browser(
         f'<select id="verdict">{options}</select>'
         '<input id="q" placeholder="search id, question, output"></div>'
         '<div class="grid"><div class="card" style="max-height:520px;overflow:auto">'
-        "<table><thead><tr><th>id</th><th>question</th><th>output</th><th>verdict</th></tr>"
+        f"<table><thead><tr>{head}</tr>"
         '</thead><tbody id="sample-list"></tbody></table></div>'
         '<div class="card" id="detail"><p class="note">Click a row to see the sample.</p></div>'
         "</div>"

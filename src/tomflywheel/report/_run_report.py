@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
@@ -19,14 +20,54 @@ def _pct(value: float | None) -> str:
     return "–" if value is None else f"{100 * value:.1f}"
 
 
-def _accuracy_section(rounds: Sequence[dict[str, Any]]) -> str:
+def _relative(target: str, run_dir: Path) -> str:
+    """``target`` relative to the run folder (the report links survive moving the run)."""
+    return Path(os.path.relpath(Path(target).resolve(), Path(run_dir).resolve())).as_posix()
+
+
+def _bad_cases_section(rounds: Sequence[dict[str, Any]]) -> str:
+    rows = [
+        (
+            s["round"],
+            category,
+            case["dataset"],
+            case["question"],
+            " | ".join(case["gold"]),
+            case["output"],
+            case["evidence"],
+        )
+        for s in rounds
+        for category, cases in (s.get("bad_cases") or {}).items()
+        for case in cases
+    ]
+    if not rows:
+        return ""
+    return (
+        "<h2>Bad cases by error category</h2>"
+        '<p class="note">A few diagnosed failures per category, with the model\'s own output.</p>'
+        + table_html(
+            ("round", "category", "dataset", "question", "gold", "model output", "evidence"),
+            rows,
+        )
+    )
+
+
+def _accuracy_section(rounds: Sequence[dict[str, Any]], run_dir: Path) -> str:
     bars = []
     rows = []
     for summary in rounds:
         for dataset, entry in summary["accuracy"].items():
             overall = entry["overall"]
             ci = tuple(overall["ci95"]) if overall["ci95"] else None
-            bars.append(Bar(dataset, overall["accuracy"], ci, series=f"round {summary['round']}"))
+            bars.append(
+                Bar(
+                    dataset,
+                    overall["accuracy"],
+                    ci,
+                    series=f"round {summary['round']}",
+                    chance=overall.get("chance"),
+                )
+            )
             rows.append(
                 (
                     summary["round"],
@@ -43,9 +84,17 @@ def _accuracy_section(rounds: Sequence[dict[str, Any]]) -> str:
                         (summary["round"], dataset, group, value, acc["n"], _pct(acc["accuracy"]))
                     )
     bars.sort(key=lambda b: (b.label, b.series))
+    links = [
+        f'<li><a href="{esc(_relative(s["exp_dir"], run_dir))}/report.html">round {s["round"]}: '
+        f"evaluation report</a> ({esc(s['exp_dir'])})</li>"
+        for s in rounds
+        if s.get("exp_dir")
+    ]
+    chart = bar_chart(bars, title="overall accuracy per round", width=720)
     return (
         "<h2>Evaluation per round</h2>"
-        f'<div class="card">{bar_chart(bars, title="overall accuracy per round", width=720)}</div>'
+        + (f"<ul>{''.join(links)}</ul>" if links else "")
+        + f'<div class="card">{chart}</div>'
         + "<details><summary>Accuracy per group</summary>"
         + table_html(("round", "dataset", "group", "value", "n", "accuracy %"), rows)
         + "</details>"
@@ -184,6 +233,23 @@ def _lift_section(rounds: Sequence[dict[str, Any]]) -> str:
     )
 
 
+def _lineage_text(lineage: dict[str, Any]) -> str:
+    """Lineage as a chain: bad cases → diagnosis → plan item → generator, seed."""
+    cases = lineage.get("bad_case_ids") or []
+    shown = ", ".join(str(c) for c in cases[:5]) + (
+        f" (+{len(cases) - 5})" if len(cases) > 5 else ""
+    )
+    chain = (
+        f"bad cases {shown or '–'} → diagnosis {lineage.get('diagnosis', '–')} "
+        f"({lineage.get('weakness', '')}) → plan {lineage.get('plan_id', '–')} → generator "
+        f"{lineage.get('generator', '–')} v{lineage.get('version', '?')}, seed "
+        f"{lineage.get('seed', '–')}"
+    )
+    known = {"bad_case_ids", "diagnosis", "weakness", "plan_id", "generator", "version", "seed"}
+    rest = {k: v for k, v in lineage.items() if k not in known}
+    return chain + ("\n" + json.dumps(rest, ensure_ascii=False) if rest else "")
+
+
 def _browser_rows(admitted: list[dict[str, Any]]) -> list[dict[str, Any]]:
     rows = []
     for sample in admitted[:BROWSER_LIMIT]:
@@ -199,7 +265,7 @@ def _browser_rows(admitted: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 "gold": answer.get("correct_answers", []),
                 "output": meta.get("rationale") or "",
                 "verdict": str(meta.get("origin", "")),
-                "details": json.dumps(meta.get("lineage", {}), indent=1, ensure_ascii=False),
+                "details": _lineage_text(meta.get("lineage") or {}),
             }
         )
     return rows
@@ -215,15 +281,20 @@ def write_run_report(
         f"<h1>Flywheel run {esc(Path(run_dir).name)}</h1>",
         f'<p class="meta">{len(rounds)} round(s) · training set {esc(train_name)} '
         f"({len(admitted)} admitted samples in {esc(admitted_path)})</p>",
-        _accuracy_section(rounds),
+        _accuracy_section(rounds, Path(run_dir)),
         _lift_section(rounds),
         _admission_section(rounds, admitted),
         _profile_section(rounds),
+        _bad_cases_section(rounds),
         audit_section(rounds),
         "<h2>Admitted samples with lineage</h2>",
-        '<p class="note">The "output" column shows the rationale derived from the trace.</p>',
+        '<p class="note">The rationale is derived from the trace; "how made" is the origin '
+        "(symbolic: made and verified by the world engine; naturalized: an engine sample "
+        "reworded by an LLM; free_form: LLM-written, label unverified).</p>",
         sample_browser(
-            {train_name: _browser_rows(admitted)}, verdicts=("symbolic", "naturalized", "free_form")
+            {train_name: _browser_rows(admitted)},
+            verdicts=("symbolic", "naturalized", "free_form"),
+            columns=("id", "question", "rationale", "how made"),
         ),
     ]
     path = Path(run_dir) / "report.html"

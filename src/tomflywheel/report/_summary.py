@@ -13,8 +13,8 @@ import yaml
 from rich.markup import escape
 from rich.table import Table
 
-from tomflywheel._io import atomic_write_text
-from tomflywheel.errors import ConfigError
+from tomflywheel._io import atomic_write_text, require_folder
+from tomflywheel.errors import UserInputError
 from tomflywheel.report._html import Bar, bar_chart, page, table_html
 
 
@@ -40,6 +40,7 @@ def summarize(paths: Sequence[Path]) -> list[dict[str, Any]]:
     """
     roots: list[Path] = []
     for path in paths:
+        require_folder(path, "experiment folder or folder of experiments")
         if (path / "config.yaml").exists():
             roots.append(path)
         else:
@@ -64,7 +65,7 @@ def summarize(paths: Sequence[Path]) -> list[dict[str, Any]]:
                 }
             )
     if not rows:
-        raise ConfigError(f"no metrics.json under {', '.join(map(str, paths))}")
+        raise UserInputError(f"no metrics.json under {', '.join(map(str, paths))}")
     return rows
 
 

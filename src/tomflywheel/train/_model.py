@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tomflywheel._io import atomic_write_json
+from tomflywheel._io import atomic_write_json, require_writable
 from tomflywheel.config import LoraSettings, TrainSettings
-from tomflywheel.errors import ConfigError
+from tomflywheel.errors import ConfigError, PathError
 
 if TYPE_CHECKING:
     import torch
@@ -232,8 +232,8 @@ def check_output_folder(out: Path, *, overwrite: bool) -> None:
     Raises:
         ConfigError: ``out`` is a file, or a non-empty folder and ``overwrite`` is false.
     """
-    out = Path(out)
+    out = require_writable(out)
     if out.exists() and not out.is_dir():
-        raise ConfigError(f"{out}: exists and is not a folder")
+        raise PathError(out, None, None, "exists and is not a folder")
     if out.is_dir() and any(out.iterdir()) and not overwrite:
         raise ConfigError(f"{out}: exists and is not empty (pass --overwrite to replace it)")

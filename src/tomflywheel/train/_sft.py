@@ -6,8 +6,8 @@ import contextlib
 import hashlib
 import logging
 import time
-from importlib.metadata import PackageNotFoundError, version
 from dataclasses import dataclass, field
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 

@@ -11,23 +11,33 @@ from tomflywheel.asking.judge._base import (
     error_judgment,
     judge,
 )
+from tomflywheel.asking.judge._consistency import inconsistency, reason_polarity
 from tomflywheel.asking.judge._llm import JudgeVerdict, judge_messages
 from tomflywheel.asking.judge._logprob import gold_positions, option_scores, softmax
-from tomflywheel.asking.judge._rules import RulesResult, judge_by_rules
+from tomflywheel.asking.judge._rules import (
+    AnswerPolicy,
+    RulesResult,
+    closed_candidates,
+    judge_by_rules,
+)
 
 __all__ = [
     "JUDGES",
+    "AnswerPolicy",
     "Judge",
     "JudgeContext",
     "JudgeVerdict",
     "RegisteredJudge",
     "RulesResult",
     "build_judge",
+    "closed_candidates",
     "error_judgment",
     "gold_positions",
+    "inconsistency",
     "judge",
     "judge_by_rules",
     "judge_messages",
     "option_scores",
+    "reason_polarity",
     "softmax",
 ]

@@ -228,6 +228,7 @@ HITOM = register(
         run=_samples,
         description="Hi-ToM-style chapters: orders 0-4, with or without deception, 15 options.",
         aim=_aim,
+        family=("orders",),
         serves=("hitom",),
         fallback_for=(C.ORDER_CONFUSION, C.PERSPECTIVE_CONFUSION, C.KNOWLEDGE_ACCESS),
     )

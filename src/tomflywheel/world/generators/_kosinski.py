@@ -204,6 +204,7 @@ KOSINSKI = register(
         run=_samples,
         description="Kosinski-style unexpected contents / transfer with controls and reversals.",
         aim=_aim,
+        family=("variants",),
         serves=("kosinski", "adv_csfb"),
     )
 )

@@ -65,6 +65,10 @@ class Generator:
     """Error categories it answers when no generator serves the failing task."""
     default: bool = False
     """It answers every weakness no other declaration claims (one generator at most)."""
+    family: tuple[str, ...] = ()
+    """Parameters whose defaults give every story its complete question family (ToMi's six
+    types, Hi-ToM's orders 0-4, tgtom's twelve types): a plan asking for whole families drops
+    them from the aimed parameters."""
 
     def __call__(
         self, params: GeneratorParams | Mapping[str, Any] | None = None, /, **overrides: Any

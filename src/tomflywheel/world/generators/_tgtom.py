@@ -132,6 +132,7 @@ TGTOM = register(
         run=_samples,
         description="Temporal-belief-graph stories: 6-8 agents, all 12 question types.",
         aim=_aim,
+        family=("question_types",),
         serves=("tgtom",),
         fallback_for=(C.INTENT_OR_EMOTION,),
     )

@@ -186,6 +186,7 @@ TOMI = register(
         run=_samples,
         description="ToMi-style stories: memory, reality and belief questions of any order.",
         aim=_aim,
+        family=("orders",),
         serves=("tomi",),
         default=True,
     )

@@ -115,7 +115,8 @@ def _drop_move(
     """Drop one move's observation when nothing later depends on where it put the object.
 
     Safe when exactly one move is dropped, it had no secret witness or distraction pending,
-    the object had a value before it, and no later entry or look shows that object; later
+    the object had a value before it, both containers were placed in the story's one room
+    before it, and no later entry or look shows that object; later
     event indices shift by one and the mover's later moves are renumbered.
     """
     steps, world = found
@@ -146,6 +147,10 @@ def _drop_move(
     ]
     if setters[0] == position:
         return None  # the first value would change
+    previous = steps[max(i for i in setters if i < position)].facts[0][1]  # type: ignore[union-attr]
+    placed = {e.container for e in events[:event_index] if isinstance(e, Place)}
+    if not {move.container, previous} <= placed:
+        return None  # a move fixes an unplaced container's room, which other objects may share
     for item in steps[position + 1 :]:
         if (
             isinstance(item, Observation)

@@ -38,7 +38,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from tomflywheel.errors import ConfigError
+from tomflywheel.errors import UserInputError
 
 ProfileName = Literal["default", "tomi", "hitom", "tgtom"]
 """The named rule profiles."""
@@ -83,5 +83,5 @@ def get_profile(profile: str | Profile) -> Profile:
         return profile
     if profile not in PROFILES:
         known = ", ".join(sorted(PROFILES))
-        raise ConfigError(f"unknown rule profile {profile!r} (known: {known})")
+        raise UserInputError(f"unknown rule profile {profile!r} (known: {known})")
     return PROFILES[profile]
