@@ -4,6 +4,7 @@ import pytest
 
 from tomflywheel.config import load_settings, parse_settings
 from tomflywheel.errors import ConfigError
+from tomflywheel.llm import ContentClient
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -85,3 +86,40 @@ def test_api_key_never_reaches_the_snapshot(monkeypatch):
 def test_api_key_in_a_file_is_refused(tmp_path):
     with pytest.raises(ConfigError, match=r":2: llm\.api_key: keys are never read from files"):
         parse_settings("llm:\n  api_key: sk-x\n", tmp_path / "c.yaml")
+
+
+@pytest.mark.parametrize(
+    ("text", "where"),
+    [
+        ("judge:\n  llm:\n    model: j\n    api_key: sk-x\n", r":4: judge\.llm\.api_key:"),
+        ("eval:\n  trials: 1\nfilter:\n  api_key: sk-x\n", r":4: filter\.api_key:"),
+        ("embedded:\n  extra_args: [--port-x, --api-key=sk-x]\n", r":2: embedded\.extra_args:"),
+    ],
+)
+def test_a_key_in_any_section_of_a_file_is_refused(tmp_path, text, where):
+    with pytest.raises(ConfigError, match=where + ".*never read from files"):
+        parse_settings(text, tmp_path / "c.yaml")
+
+
+def test_the_judge_endpoint_reads_its_own_key_variable_never_the_models(monkeypatch):
+    monkeypatch.setenv("TOMFLYWHEEL_API_KEY", "sk-model")
+    text = "judge:\n  llm:\n    base_urls: [http://judge:8000/v1]\n    model: j\n"
+    alone = parse_settings(text)
+    assert alone.judge.llm is not None and alone.judge.llm.api_key is None
+    monkeypatch.setenv("TOMFLYWHEEL_JUDGE_API_KEY", "sk-judge")
+    settings = parse_settings(text)
+    assert settings.llm.api_key is not None
+    assert settings.llm.api_key.get_secret_value() == "sk-model"
+    assert settings.judge.llm is not None and settings.judge.llm.api_key is not None
+    assert settings.judge.llm.api_key.get_secret_value() == "sk-judge"
+    # What the judge's HTTP client sends as its bearer token.
+    client = ContentClient(settings.judge.llm.model_copy(update={"cache": False}))
+    assert client._pool.endpoints[0].client.api_key == "sk-judge"
+    assert "sk-judge" not in str(settings.snapshot()) and "sk-model" not in str(settings.snapshot())
+
+
+def test_judge_api_key_env_names_another_variable(monkeypatch):
+    monkeypatch.setenv("MY_JUDGE_KEY", "sk-other")
+    settings = parse_settings("judge:\n  llm:\n    model: j\n    api_key_env: MY_JUDGE_KEY\n")
+    assert settings.judge.llm is not None and settings.judge.llm.api_key is not None
+    assert settings.judge.llm.api_key.get_secret_value() == "sk-other"

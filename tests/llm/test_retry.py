@@ -3,9 +3,8 @@ import random
 import httpx2
 import openai
 import pytest
-from tenacity import RetryCallState
 
-from tomflywheel.llm._retry import is_retryable, retry_after_s, wait_backoff_or_retry_after
+from tomflywheel.llm._retry import RetryDelay, is_overload, is_retryable, retry_after_s
 
 
 def _status_error(status: int, headers: dict[str, str] | None = None) -> openai.APIStatusError:
@@ -33,6 +32,20 @@ def test_connection_errors_and_timeouts_are_retried():
     assert not is_retryable(ValueError("not transport"))
 
 
+@pytest.mark.parametrize(
+    ("status", "overload"), [(429, True), (503, True), (504, True), (500, False)]
+)
+def test_only_rate_limits_unavailable_and_timeouts_mean_overload(status, overload):
+    assert is_overload(_status_error(status)) is overload
+
+
+def test_a_timeout_means_overload_but_a_refused_connection_does_not():
+    # Refused: nobody is there to be overloaded; the client checks reachability instead.
+    request = httpx2.Request("POST", "http://127.0.0.1:1/v1/completions")
+    assert is_overload(openai.APITimeoutError(request=request))
+    assert not is_overload(openai.APIConnectionError(request=request))
+
+
 def test_retry_after_headers_are_read():
     assert retry_after_s(_status_error(429, {"retry-after": "3"})) == 3.0
     assert retry_after_s(_status_error(429, {"retry-after-ms": "250"})) == 0.25
@@ -40,27 +53,20 @@ def test_retry_after_headers_are_read():
     assert retry_after_s(_status_error(429, {"retry-after": "soon"})) is None
 
 
-def _state(attempt: int, exc: BaseException) -> RetryCallState:
-    state = RetryCallState(retry_object=None, fn=None, args=(), kwargs={})  # type: ignore[arg-type]
-    state.attempt_number = attempt
-    state.set_exception((type(exc), exc, None))
-    return state
-
-
 def test_wait_honours_retry_after():
-    wait = wait_backoff_or_retry_after(0.5, 20.0, rng=random.Random(0))
-    assert wait(_state(1, _status_error(429, {"retry-after": "7"}))) == 7.0
+    wait = RetryDelay(0.5, 20.0, rng=random.Random(0))
+    assert wait(_status_error(429, {"retry-after": "7"}), 1) == 7.0
 
 
 def test_an_absurd_retry_after_is_capped():
-    wait = wait_backoff_or_retry_after(0.5, 2.0, rng=random.Random(0))
-    assert wait(_state(1, _status_error(429, {"retry-after": "86400"}))) == 10.0
+    wait = RetryDelay(0.5, 2.0, rng=random.Random(0))
+    assert wait(_status_error(429, {"retry-after": "86400"}), 1) == 10.0
 
 
 def test_backoff_doubles_with_jitter_and_is_capped():
-    wait = wait_backoff_or_retry_after(1.0, 4.0, rng=random.Random(0))
+    wait = RetryDelay(1.0, 4.0, rng=random.Random(0))
     error = _status_error(503)
     for attempt, ceiling in [(1, 1.0), (2, 2.0), (3, 4.0), (6, 4.0)]:
-        delays = {wait(_state(attempt, error)) for _ in range(20)}
+        delays = {wait(error, attempt) for _ in range(20)}
         assert all(ceiling / 2 <= d <= ceiling for d in delays)
         assert len(delays) > 1  # jittered, not a fixed schedule

@@ -187,7 +187,12 @@ def test_server_killed_mid_batch_then_a_later_run_finishes(llm_settings, tmp_pat
 
     with own:
         settings = llm_settings.model_copy(
-            update={"base_urls": [own.base_url], "concurrency": 4, "cache_path": cache_path}
+            update={
+                "base_urls": [own.base_url],
+                "concurrency": 4,
+                "cache_path": cache_path,
+                "unreachable_after_s": 3.0,  # nobody restarts this one: give up soon
+            }
         )
 
         def kill_after_some() -> None:

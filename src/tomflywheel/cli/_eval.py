@@ -54,6 +54,11 @@ def print_summary(summary: EvalSummary, *, report: bool) -> None:
             f"requests sent {u.get('requests_sent', 0)}, cache hits {u.get('cache_hits', 0)}, "
             f"tokens {u.get('prompt_tokens', 0)} in / {u.get('completion_tokens', 0)} out"
         )
+        if u.get("slow_downs"):
+            status(
+                f"server overloaded: slowed down {u['slow_downs']} times, in-flight limit "
+                f"now {u.get('concurrency_now')} (lowest {u.get('concurrency_lowest')})"
+            )
     out.print(f"experiment: {summary.experiment.root}")
     if report:
         out.print(f"report: {summary.experiment.report_path}")

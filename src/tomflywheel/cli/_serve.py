@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import signal
 import time
 from pathlib import Path
+from types import FrameType
 from typing import Annotated
 
 import typer
@@ -39,6 +41,8 @@ def serve(
     if served_model_name is not None:
         updates["served_model_name"] = served_model_name
     settings = settings.model_copy(update=updates)
+    # SIGTERM (systemd, kill, a job runner) must stop the server as Ctrl-C does.
+    signal.signal(signal.SIGTERM, _exit_on_sigterm)
     server = embedded_server(settings, on_status=status)
     status(f"starting vLLM for {server.model_dir} (log: {server.log_path})")
     with server:
@@ -51,3 +55,8 @@ def serve(
         while server.running:
             time.sleep(1)
         raise ServerError(f"the vLLM server stopped by itself; see {server.log_path}")
+
+
+def _exit_on_sigterm(signum: int, frame: FrameType | None) -> None:
+    """Unwind through ``with server`` (which stops it), exiting 143 as a SIGTERM death would."""
+    raise SystemExit(128 + signum)

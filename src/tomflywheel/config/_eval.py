@@ -159,7 +159,8 @@ class JudgeSettings(Strict):
     """The LLM judge (structured verdicts); by default the evaluated model's own server."""
 
     llm: LLMSettings | None = None
-    """A separate server/model for judging; ``null`` uses ``llm``."""
+    """A separate server/model for judging; ``null`` uses ``llm``. Its key comes from its own
+    variable, ``TOMFLYWHEEL_JUDGE_API_KEY`` unless ``judge.llm.api_key_env`` names another."""
     max_tokens: int = Field(default=96, ge=16)
     """Longest verdict."""
     story_chars: int = Field(default=3000, ge=200)

@@ -31,6 +31,12 @@ class EmbeddedServerSettings(Strict):
     """How long to wait for ``/v1/models`` to answer."""
     extra_args: list[str] = Field(default_factory=list)
     """More ``vllm`` server arguments, passed as a list (never through a shell)."""
+    threads_bind: str = "auto"
+    """``VLLM_CPU_OMP_THREADS_BIND`` of the CPU build: ``auto`` binds to the core that running
+    vLLM servers claim least (so two servers each get their own core; a value already in the
+    environment wins), ``""`` leaves it to vLLM, anything else (``1``, ``0-3``) is passed on."""
+    max_restarts: int = Field(default=3, ge=0)
+    """How many times a server that dies mid-run is restarted before the run gives up."""
 
 
 class LLMSettings(Strict):
@@ -45,11 +51,15 @@ class LLMSettings(Strict):
     endpoint: Literal["chat", "completions"] = "chat"
     """Which API generation prompts go to."""
     concurrency: int = Field(default=16, ge=1)
-    """Requests in flight at once."""
+    """Most requests in flight; halved on overload (timeouts, 429, 503), regrown on success."""
     timeout_s: float = Field(default=120.0, gt=0)
-    """Per-request timeout."""
+    """First request deadline; deadlines grow with the observed latency and after timeouts."""
+    max_timeout_s: float = Field(default=1800.0, gt=0)
+    """The longest a request deadline grows."""
+    unreachable_after_s: float = Field(default=600.0, gt=0)
+    """Give up when no endpoint has answered (a request or ``/models``) for this long."""
     max_retries: int = Field(default=4, ge=0)
-    """Retries on connection errors, timeouts, 429 and 5xx."""
+    """Retries of 5xx errors other than 503/504 (overload is retried while the server answers)."""
     backoff_initial_s: float = Field(default=0.5, gt=0)
     """First retry delay; doubles each retry, with jitter."""
     backoff_max_s: float = Field(default=20.0, gt=0)

@@ -10,7 +10,13 @@ import yaml
 from pydantic import Field, SecretStr, ValidationError
 
 from tomflywheel._io import read_text
-from tomflywheel.config._base import ENV_API_KEY, ENV_BASE_URL, ENV_MODEL, Strict
+from tomflywheel.config._base import (
+    ENV_API_KEY,
+    ENV_BASE_URL,
+    ENV_JUDGE_API_KEY,
+    ENV_MODEL,
+    Strict,
+)
 from tomflywheel.config._eval import EvalSettings, JudgeSettings
 from tomflywheel.config._filter import FilterSettings
 from tomflywheel.config._llm import EmbeddedServerSettings, LLMSettings
@@ -91,11 +97,11 @@ def parse_settings(text: str, source: Path | str = "<config>") -> Settings:
         raise ConfigError(f"{where}: invalid YAML: {getattr(err, 'problem', err)}") from err
     if not isinstance(data, dict):
         raise ConfigError(f"{source}: expected a mapping of settings at the top level")
-    if "api_key" in (data.get("llm") or {}):
-        raise ConfigError(
-            f"{source}:{_node_line(node, ('llm', 'api_key'))}: llm.api_key: keys are never read "
-            "from files; set the variable named by llm.api_key_env instead"
-        )
+    _refuse_keys(data, node, source)
+    judge = data.get("judge")
+    if isinstance(judge, dict) and isinstance(judge.get("llm"), dict):
+        # The judge's endpoint may belong to someone else: it never gets the model's key.
+        judge["llm"].setdefault("api_key_env", ENV_JUDGE_API_KEY)
     try:
         settings = Settings.model_validate(_apply_env(data))
     except ValidationError as err:
@@ -106,7 +112,41 @@ def parse_settings(text: str, source: Path | str = "<config>") -> Settings:
     key_var = ENV_API_KEY if os.environ.get(ENV_API_KEY) else settings.llm.api_key_env
     if os.environ.get(key_var):
         settings.llm.api_key = SecretStr(os.environ[key_var])
+    judge_llm = settings.judge.llm
+    if judge_llm is not None and os.environ.get(judge_llm.api_key_env):
+        judge_llm.api_key = SecretStr(os.environ[judge_llm.api_key_env])
     return settings
+
+
+def _refuse_keys(
+    data: Any, node: yaml.Node | None, source: Path | str, loc: tuple[int | str, ...] = ()
+) -> None:
+    """Refuse an API key anywhere in a file: ``api_key`` in any section, ``--api-key`` in args.
+
+    Raises:
+        ConfigError: Names file, line and key, and the environment variable to use instead.
+    """
+    if isinstance(data, dict):
+        for key, value in data.items():
+            here = (*loc, key)
+            if key == "api_key":
+                judge = loc[:1] == ("judge",)
+                variable = "judge.llm.api_key_env" if judge else "llm.api_key_env"
+                default = ENV_JUDGE_API_KEY if judge else ENV_API_KEY
+                raise ConfigError(
+                    f"{source}:{_node_line(node, here)}: {'.'.join(map(str, here))}: keys are "
+                    f"never read from files; set the variable named by {variable} instead "
+                    f"(default {default})"
+                )
+            _refuse_keys(value, node, source, here)
+    elif isinstance(data, list):
+        for index, item in enumerate(data):
+            if isinstance(item, str) and item.split("=", 1)[0] == "--api-key":
+                raise ConfigError(
+                    f"{source}:{_node_line(node, (*loc, index))}: {'.'.join(map(str, loc))}: "
+                    "keys are never read from files; vLLM reads VLLM_API_KEY from the environment"
+                )
+            _refuse_keys(item, node, source, (*loc, index))
 
 
 def load_settings(path: Path) -> Settings:

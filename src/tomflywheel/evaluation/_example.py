@@ -10,7 +10,7 @@ from tomflywheel.asking import JudgeContext, Predictor, build_judge
 from tomflywheel.config import LLMSettings, Settings
 from tomflywheel.datasets import TaskSpec, task_for_sample
 from tomflywheel.errors import ConfigError
-from tomflywheel.llm import ContentClient, StructureClient, llm_endpoint
+from tomflywheel.llm import ContentClient, Need, StructureClient, llm_endpoint
 from tomflywheel.schema import Answer, Judgment, Prediction, Sample, read_samples
 
 
@@ -77,6 +77,9 @@ def run_example(settings: Settings, sample: Sample, *, judge: str | None = None)
                 sample, prediction
             )
 
-    with llm_endpoint(settings) as llm_settings:
+    needs: set[Need] = {"logprobs" if judge_name == "logprob" else settings.llm.endpoint}
+    if has_gold and build_judge(judge_name, settings.eval, JudgeContext(), task).uses_llm:
+        needs.add("chat")
+    with llm_endpoint(settings, needs=needs) as llm_settings:
         prediction, judgment = asyncio.run(go(llm_settings))
     return ExampleResult(sample, task, judge_name, prediction, judgment)

@@ -36,10 +36,21 @@ from tomflywheel.evaluation._judging import (
 )
 from tomflywheel.evaluation._local_scoring import run_local_scoring
 from tomflywheel.evaluation._metrics import compute_metrics
-from tomflywheel.evaluation._predict import pending_predictions, run_predictions
+from tomflywheel.evaluation._predict import (
+    drop_errored_predictions,
+    pending_predictions,
+    run_predictions,
+)
 from tomflywheel.evaluation._select import select_datasets
 from tomflywheel.evaluation._uid_outputs import write_uid_outputs
-from tomflywheel.llm import ContentClient, StructureClient, build_scorer, llm_endpoint
+from tomflywheel.llm import (
+    ContentClient,
+    Need,
+    StructureClient,
+    build_scorer,
+    llm_endpoint,
+    preflight,
+)
 from tomflywheel.progress import ProgressFactory, no_progress, offset_progress
 
 logger = logging.getLogger(__name__)
@@ -121,6 +132,9 @@ def run_evaluation(
     if "judge" in stages:
         for dataset in loaded:
             set_aside_other_method(experiment.judgments(dataset.label), judges[dataset.label])
+    if "predict" in stages:
+        for dataset in loaded:
+            drop_errored_predictions(dataset, experiment)
     to_predict = {
         d.label: bool(pending_predictions(d, experiment, trials)) if "predict" in stages else False
         for d in loaded
@@ -130,16 +144,20 @@ def run_evaluation(
         _score_in_process(settings.eval, in_process, experiment, outcomes, progress)
     # A judge needs the server only for judgments still missing, or about to be (new predictions).
     scored_here = {d.label for d in in_process}
-    needs_llm = any(to_predict[d.label] and d.label not in scored_here for d in loaded) or (
-        "judge" in stages
-        and any(
-            judges[d.label].uses_llm
-            and (to_predict[d.label] or bool(pending_judgments(d, experiment)))
-            for d in loaded
-        )
+    judge_llm = "judge" in stages and any(
+        judges[d.label].uses_llm and (to_predict[d.label] or bool(pending_judgments(d, experiment)))
+        for d in loaded
     )
-    if needs_llm:
-        with llm_endpoint(settings, on_status) as llm:
+    served = [d for d in loaded if to_predict[d.label] and d.label not in scored_here]
+    needs: set[Need] = {
+        "logprobs" if d.judge == "logprob" else settings.llm.endpoint for d in served
+    }
+    if judge_llm and settings.judge.llm is None:
+        needs.add("chat")
+    elif judge_llm and settings.judge.llm is not None:
+        preflight(settings.judge.llm, {"chat"})
+    if served or judge_llm:
+        with llm_endpoint(settings, on_status, needs=needs) as llm:
             asyncio.run(
                 _run_llm_stages(
                     settings, llm, loaded, experiment, stages, outcomes, summary, progress

@@ -16,6 +16,7 @@ from tomflywheel.llm._logprob import (
     score_continuations,
     score_many,
 )
+from tomflywheel.llm._preflight import Need, preflight
 from tomflywheel.llm._scorers import (
     SCORERS,
     Scorer,
@@ -40,6 +41,7 @@ __all__ = [
     "ContentClient",
     "ContinuationScore",
     "FirstToken",
+    "Need",
     "ProgressCallback",
     "Reply",
     "RequestCache",
@@ -57,6 +59,7 @@ __all__ = [
     "first_token",
     "free_port",
     "llm_endpoint",
+    "preflight",
     "request_key",
     "run_batch",
     "score_continuations",

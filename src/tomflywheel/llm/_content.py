@@ -11,13 +11,13 @@ from typing import Any, Literal
 import openai
 from openai.types import Completion
 from openai.types.chat import ChatCompletion
-from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
 
 from tomflywheel.config import LLMSettings
 from tomflywheel.errors import ConfigError, LLMRequestError, ServerError
 from tomflywheel.llm._cache import RequestCache, request_key
-from tomflywheel.llm._endpoints import EndpointPool
-from tomflywheel.llm._retry import is_retryable, wait_backoff_or_retry_after
+from tomflywheel.llm._endpoints import Endpoint, EndpointPool
+from tomflywheel.llm._limit import AdaptiveLimit, LatencyDeadline
+from tomflywheel.llm._retry import RetryDelay, is_overload, is_retryable
 from tomflywheel.llm._stats import UsageStats
 
 logger = logging.getLogger(__name__)
@@ -46,9 +46,12 @@ class Reply:
 class ContentClient:
     """Async client for chat and completions with everything a long evaluation needs.
 
-    Bounded concurrency; retries with exponential backoff and jitter on connection errors,
-    timeouts, 429 (honouring Retry-After) and 5xx, none on other 4xx; several base URLs with
-    balancing and failover; a persistent request cache keyed by model + full request body.
+    Adaptive concurrency: timeouts, 429 and 503 halve the in-flight limit, successes raise it
+    again, and deadlines grow with the latency the server shows, so a slow server slows the run
+    down instead of failing it. Overload is retried (honouring Retry-After) for as long as the
+    server stays reachable; other 5xx a bounded number of times; other 4xx never. The client
+    gives up only when no endpoint has been reachable for ``unreachable_after_s``. Several base
+    URLs with balancing and failover; a persistent request cache keyed by model + full body.
 
     Args:
         settings: Endpoints, model, limits and cache settings (``base_urls`` and ``model`` set).
@@ -67,13 +70,19 @@ class ContentClient:
         if cache is None and settings.cache:
             cache = RequestCache(settings.resolved_cache_path())
         self._cache = cache
-        self._semaphore = asyncio.Semaphore(settings.concurrency)
+        self._limit = AdaptiveLimit(settings.concurrency)
+        self._deadline = LatencyDeadline(settings.timeout_s, settings.max_timeout_s)
+        self._delay = RetryDelay(settings.backoff_initial_s, settings.backoff_max_s)
+        self._unreachable_since: float | None = None
+        self._health_lock = asyncio.Lock()
+        self._health: tuple[float, bool] = (0.0, True)
         self._inflight: dict[str, asyncio.Future[tuple[dict[str, Any], float, bool]]] = {}
-        self.stats = UsageStats()
+        self.stats = UsageStats(concurrency_now=settings.concurrency)
+        self.stats.concurrency_lowest = settings.concurrency
 
     @property
     def concurrency(self) -> int:
-        """Requests allowed in flight at once."""
+        """The most requests ever allowed in flight at once (the limit adapts below it)."""
         return self.settings.concurrency
 
     async def request(
@@ -100,8 +109,7 @@ class ContentClient:
         )
         self._inflight[key] = future
         try:
-            async with self._semaphore:
-                response, latency = await self._send_with_retries(path, body)
+            response, latency = await self._send_with_retries(path, body)
             if self._cache is not None:
                 self._cache.put(key, response, latency)
             future.set_result((response, latency, False))
@@ -116,59 +124,111 @@ class ContentClient:
     async def _send_with_retries(
         self, path: ApiPath, body: dict[str, Any]
     ) -> tuple[dict[str, Any], float]:
-        retrying = AsyncRetrying(
-            stop=stop_after_attempt(self.settings.max_retries + 1),
-            wait=wait_backoff_or_retry_after(
-                self.settings.backoff_initial_s, self.settings.backoff_max_s
-            ),
-            retry=retry_if_exception(is_retryable),
-            before_sleep=self._count_retry,
-            reraise=True,
-        )
-        try:
-            async for attempt in retrying:
-                with attempt:
-                    return await self._send_once(path, body)
-        except openai.APIStatusError as err:
-            self.stats.failures += 1
-            if is_retryable(err):
-                raise ServerError(
-                    f"{self.settings.base_urls}: HTTP {err.status_code} after "
-                    f"{self.settings.max_retries + 1} attempts: {_message(err)}"
-                ) from err
-            raise LLMRequestError(err.status_code, _message(err)) from err
-        except openai.APIConnectionError as err:
-            self.stats.failures += 1
-            kind = "timed out" if isinstance(err, openai.APITimeoutError) else "unreachable"
-            raise ServerError(
-                f"LLM server {kind} at {', '.join(self.settings.base_urls)} after "
-                f"{self.settings.max_retries + 1} attempts ({err.__class__.__name__}: {err})"
-            ) from err
-        raise AssertionError("unreachable: tenacity either returns or raises")  # pragma: no cover
+        attempt = errors = timeouts = 0
+        while True:
+            attempt += 1
+            await self._limit.acquire()
+            endpoint = self._pool.acquire()
+            deadline = self._deadline.for_attempt(timeouts)
+            healthy = False
+            try:
+                response, latency = await self._send_once(endpoint, path, body, deadline)
+            except openai.APIStatusError as err:
+                healthy = not is_retryable(err)  # a 400 says nothing about the endpoint's health
+                self._unreachable_since = None  # it answered
+                if not is_retryable(err):
+                    self.stats.failures += 1
+                    raise LLMRequestError(err.status_code, _message(err)) from err
+                if not is_overload(err):
+                    errors += 1
+                    if errors > self.settings.max_retries:
+                        self.stats.failures += 1
+                        raise ServerError(
+                            f"{endpoint.base_url}: HTTP {err.status_code} after {attempt} "
+                            f"attempts: {_message(err)}"
+                        ) from err
+                failure: Exception = err
+            except openai.APIConnectionError as err:
+                if isinstance(err, openai.APITimeoutError):
+                    timeouts += 1
+                    self._deadline.timed_out(deadline)
+                failure = err
+                await self._give_up_if_unreachable(endpoint, err)
+            else:
+                healthy = True
+                self._unreachable_since = None
+                self._limit.succeeded()
+                self._deadline.observe(latency)
+                self._update_limit_stats()
+                return response, latency
+            finally:
+                self._pool.release(endpoint, ok=healthy)
+                await self._limit.release()
+            if is_overload(failure) and self._limit.overloaded(self._deadline.round_trip_s):
+                logger.info(
+                    "slowing down after %s: at most %d requests in flight",
+                    failure.__class__.__name__,
+                    self._limit.current,
+                )
+            self._update_limit_stats()
+            self.stats.retries += 1
+            logger.debug("retrying after %s (attempt %d)", failure.__class__.__name__, attempt)
+            await asyncio.sleep(self._delay(failure, attempt))
 
-    async def _send_once(self, path: ApiPath, body: dict[str, Any]) -> tuple[dict[str, Any], float]:
-        endpoint = self._pool.acquire()
-        ok = False
+    async def _send_once(
+        self, endpoint: Endpoint, path: ApiPath, body: dict[str, Any], deadline_s: float
+    ) -> tuple[dict[str, Any], float]:
         started = time.perf_counter()
-        try:
-            self.stats.requests_sent += 1
-            response = await endpoint.client.post(f"/{path}", cast_to=object, body=body)
-            ok = True
-        except openai.APIStatusError as err:
-            ok = not is_retryable(err)  # a 400 says nothing about the endpoint's health
-            raise
-        finally:
-            self._pool.release(endpoint, ok=ok)
+        self.stats.requests_sent += 1
+        response = await endpoint.client.post(
+            f"/{path}", cast_to=object, body=body, options={"timeout": deadline_s}
+        )
         latency = time.perf_counter() - started
         if not isinstance(response, dict):
             raise ServerError(f"{endpoint.base_url}/{path}: expected a JSON object in reply")
         self.stats.record_response(endpoint.base_url, response.get("usage"), latency)
         return response, latency
 
-    def _count_retry(self, state: RetryCallState) -> None:
-        self.stats.retries += 1
-        exc = state.outcome.exception() if state.outcome else None
-        logger.info("retrying after %s (attempt %d)", exc.__class__.__name__, state.attempt_number)
+    async def _give_up_if_unreachable(self, endpoint: Endpoint, err: Exception) -> None:
+        """Raise once no endpoint has answered (a request or a health check) for long enough."""
+        if isinstance(err, openai.APITimeoutError) and await self._answers(endpoint):
+            self._unreachable_since = None  # slow, not gone: the deadline grows instead
+            return
+        now = time.monotonic()
+        if self._unreachable_since is None:
+            self._unreachable_since = now
+            return
+        waited = now - self._unreachable_since
+        if waited < self.settings.unreachable_after_s:
+            return
+        self.stats.failures += 1
+        kind = "timed out" if isinstance(err, openai.APITimeoutError) else "unreachable"
+        raise ServerError(
+            f"LLM server {kind} at {', '.join(self.settings.base_urls)}: no answer for "
+            f"{waited:.0f} s (llm.unreachable_after_s; last error {err.__class__.__name__}: "
+            f"{err}). Work done so far is kept: run the same command again to resume"
+        ) from err
+
+    async def _answers(self, endpoint: Endpoint) -> bool:
+        """Whether ``/models`` answers (checked at most every 2 s, one check at a time)."""
+        async with self._health_lock:
+            checked_at, ok = self._health
+            if time.monotonic() - checked_at < 2.0:
+                return ok
+            try:
+                await endpoint.client.get("/models", cast_to=object, options={"timeout": 10.0})
+                ok = True
+            except openai.APIStatusError:
+                ok = True  # it answered, even if not with a list
+            except openai.APIConnectionError:
+                ok = False
+            self._health = (time.monotonic(), ok)
+            return ok
+
+    def _update_limit_stats(self) -> None:
+        self.stats.concurrency_now = self._limit.current
+        self.stats.concurrency_lowest = self._limit.lowest
+        self.stats.slow_downs = self._limit.slow_downs
 
     async def chat(self, messages: list[dict[str, Any]], **params: Any) -> Reply:
         """One chat completion; ``params`` go into the request body (temperature, max_tokens...)."""

@@ -1,12 +1,13 @@
-"""Which failures are worth retrying, and how long to wait before the next attempt."""
+"""Which failures are worth retrying, which mean overload, and how long to wait before retrying."""
 
 from __future__ import annotations
 
 import random
 
 import openai
-from tenacity import RetryCallState
-from tenacity.wait import wait_base
+
+OVERLOAD_STATUSES = frozenset({429, 503, 504})
+"""Statuses that say "too much load": the client slows down instead of counting them as errors."""
 
 
 def is_retryable(exc: BaseException) -> bool:
@@ -16,6 +17,13 @@ def is_retryable(exc: BaseException) -> bool:
     if isinstance(exc, openai.APIStatusError):
         return exc.status_code == 429 or exc.status_code >= 500
     return False
+
+
+def is_overload(exc: BaseException) -> bool:
+    """A timeout, 429, 503 or 504: the server (or a proxy before it) is too busy right now."""
+    if isinstance(exc, openai.APITimeoutError):
+        return True
+    return isinstance(exc, openai.APIStatusError) and exc.status_code in OVERLOAD_STATUSES
 
 
 def retry_after_s(exc: BaseException | None) -> float | None:
@@ -34,7 +42,7 @@ def retry_after_s(exc: BaseException | None) -> float | None:
     return None
 
 
-class wait_backoff_or_retry_after(wait_base):
+class RetryDelay:
     """Exponential backoff with jitter (half to all of a step), unless the server says how long.
 
     Args:
@@ -48,11 +56,11 @@ class wait_backoff_or_retry_after(wait_base):
         self.max_s = max_s
         self._rng = rng or random.Random()
 
-    def __call__(self, retry_state: RetryCallState) -> float:
-        exc = retry_state.outcome.exception() if retry_state.outcome else None
+    def __call__(self, exc: BaseException | None, attempt: int) -> float:
+        """Seconds to wait after failed attempt ``attempt`` (from 1), which raised ``exc``."""
         asked = retry_after_s(exc)
         if asked is not None:
             # A server's request wins over our schedule, but a broken header must not stall us.
             return min(asked, self.max_s * 5)
-        ceiling = min(self.max_s, self.initial_s * 2 ** (retry_state.attempt_number - 1))
+        ceiling = min(self.max_s, self.initial_s * 2 ** (attempt - 1))
         return self._rng.uniform(ceiling / 2, ceiling)

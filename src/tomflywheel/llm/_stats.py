@@ -26,6 +26,12 @@ class UsageStats:
     """Summed wall time of answered requests."""
     per_endpoint: dict[str, int] = field(default_factory=dict)
     """Answered requests per base URL."""
+    concurrency_now: int = 0
+    """The adaptive in-flight limit at the end (or now)."""
+    concurrency_lowest: int = 0
+    """The lowest the in-flight limit went."""
+    slow_downs: int = 0
+    """How many times overload (timeouts, 429, 503) lowered the in-flight limit."""
 
     def record_response(
         self, base_url: str, usage: dict[str, Any] | None, latency_s: float
@@ -54,4 +60,7 @@ class UsageStats:
             "completion_tokens": self.completion_tokens,
             "mean_latency_s": round(self.latency_s_total / answered, 4) if answered else None,
             "per_endpoint": dict(sorted(self.per_endpoint.items())),
+            "concurrency_now": self.concurrency_now,
+            "concurrency_lowest": self.concurrency_lowest,
+            "slow_downs": self.slow_downs,
         }
