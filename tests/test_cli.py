@@ -66,3 +66,21 @@ def test_version_prints_the_package_version():
 
     result = _run("--version")
     assert result.returncode == 0 and result.stdout.strip() == __version__
+
+
+def test_help_shows_real_types_and_fits_80_columns():
+    root = typer.main.get_command(app)
+    for path, _ in _walk(root):
+        args = [*path.split()[1:], "--help"]
+        result = runner.invoke(app, args, env={"COLUMNS": "80"}, terminal_width=80)
+        assert result.exit_code == 0, path
+        assert "<bool>" not in result.output, path
+        too_wide = [line for line in result.output.splitlines() if len(line) > 80]
+        assert too_wide == [], path
+    result = runner.invoke(app, ["eval", "--help"], env={"COLUMNS": "80"})
+    assert "--strict-matching / --lenient-matching" in result.output
+    assert "--max-samples <n>" in result.output
+    flat = " ".join(result.output.split())
+    assert "[default: configs/default.yaml]" in flat
+    assert "(default: eval.max_samples)" in flat
+    assert "--first" in flat

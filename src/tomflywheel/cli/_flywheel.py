@@ -44,7 +44,7 @@ def rounds_table(rounds: list[dict[str, Any]]) -> Table:
 def flywheel_command(
     config: ConfigOption = DEFAULT_CONFIG,
     rounds: Annotated[
-        int | None, typer.Option(min=1, help="Rounds (default: from config).")
+        int | None, typer.Option(min=1, help="Rounds (default: flywheel.rounds).")
     ] = None,
     run_dir: Annotated[
         Path | None, typer.Option(help="Run folder to create or resume (runs/<run_id>).")

@@ -20,6 +20,7 @@ from tomflywheel.config._eval import (
     GenerationSettings,
     JudgeSettings,
     LogprobSettings,
+    SliceMode,
     TemplateSettings,
 )
 from tomflywheel.config._filter import (
@@ -81,6 +82,7 @@ __all__ = [
     "RepairSettings",
     "RubricSettings",
     "Settings",
+    "SliceMode",
     "SolveSettings",
     "Strict",
     "TemplateSettings",
