@@ -66,7 +66,10 @@ def flywheel_command(
         settings, rounds=rounds, run_dir=run_dir, progress=rich_progress, on_status=status
     )
     if result.skipped:
-        status(f"resumed: {len(result.skipped)} finished stage(s) skipped")
+        status(
+            f"resumed: {len(result.skipped)} finished stage(s) skipped "
+            f"({'; '.join(result.skipped)})"
+        )
     out.print(rounds_table(result.rounds))
     for summary in result.rounds:
         f = summary["filter"]
@@ -81,6 +84,8 @@ def flywheel_command(
             + f" · {summary['requests']} requests · "
             + " ".join(f"{k} {v:.0f}s" for k, v in summary["seconds"].items())
         )
+        for note in summary.get("notes") or []:
+            out.print(f"  [yellow]note:[/] {escape(note)}")
     lifts = lift_rows(result.rounds)
     if lifts:
         table = Table(title="Held-out lift after fine-tuning")
