@@ -84,3 +84,15 @@ def test_help_shows_real_types_and_fits_80_columns():
     assert "[default: configs/default.yaml]" in flat
     assert "(default: eval.max_samples)" in flat
     assert "--first" in flat
+
+
+def test_example_says_that_the_embedded_server_is_starting(tmp_path):
+    not_a_model = tmp_path / "model"
+    not_a_model.mkdir()
+    config = tmp_path / "c.yaml"
+    config.write_text(f"server: embedded\nembedded:\n  model: {not_a_model}\n", encoding="utf-8")
+    result = _run("example", "-c", str(config), "--story", "Tom left.", "--question", "Who?")
+    # The folder is no model (or vLLM is missing), so the start fails with one line; what
+    # matters is that the start was announced first.
+    assert "starting the embedded vLLM server (model)" in " ".join(result.stderr.split())
+    assert result.returncode == 1 and "Traceback" not in result.stderr

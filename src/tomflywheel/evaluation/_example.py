@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -53,8 +54,21 @@ def sample_from_file(path: Path, index: int, *, exclude_memory_reality: bool) ->
     return samples[index]
 
 
-def run_example(settings: Settings, sample: Sample, *, judge: str | None = None) -> ExampleResult:
-    """Ask the model about one sample and judge the answer (when the sample has a gold)."""
+def run_example(
+    settings: Settings,
+    sample: Sample,
+    *,
+    judge: str | None = None,
+    on_status: Callable[[str], None] | None = None,
+) -> ExampleResult:
+    """Ask the model about one sample and judge the answer (when the sample has a gold).
+
+    Args:
+        settings: The configuration (which server, which model).
+        sample: The example.
+        judge: Judging method (default: the dataset's).
+        on_status: Told when an embedded server starts (a minute or so) and is ready.
+    """
     task = task_for_sample(sample)
     judge_name = judge or settings.eval.judges.get(task.name) or task.judge
     has_gold = sample.meta.get("has_gold", True)
@@ -77,6 +91,6 @@ def run_example(settings: Settings, sample: Sample, *, judge: str | None = None)
                 sample, prediction
             )
 
-    with llm_endpoint(settings) as llm_settings:
+    with llm_endpoint(settings, on_status) as llm_settings:
         prediction, judgment = asyncio.run(go(llm_settings))
     return ExampleResult(sample, task, judge_name, prediction, judgment)
