@@ -47,13 +47,15 @@ def flywheel_command(
         int | None, typer.Option(min=1, help="Rounds (default: flywheel.rounds).")
     ] = None,
     run_dir: Annotated[
-        Path | None, typer.Option(help="Run folder to create or resume (runs/<run_id>).")
+        Path | None,
+        typer.Option(help="Run folder to create or resume (default: a new runs/<run_id>)."),
     ] = None,
     train: Annotated[
         bool | None,
         typer.Option(
             "--train/--no-train",
-            help="Fine-tune on the admitted data each round and report the held-out lift.",
+            help="Fine-tune on the admitted data each round and report the held-out lift "
+            "(default: flywheel.train).",
         ),
     ] = None,
 ) -> None:
