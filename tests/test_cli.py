@@ -66,3 +66,33 @@ def test_version_prints_the_package_version():
 
     result = _run("--version")
     assert result.returncode == 0 and result.stdout.strip() == __version__
+
+
+def test_help_shows_real_types_and_fits_80_columns():
+    root = typer.main.get_command(app)
+    for path, _ in _walk(root):
+        args = [*path.split()[1:], "--help"]
+        result = runner.invoke(app, args, env={"COLUMNS": "80"}, terminal_width=80)
+        assert result.exit_code == 0, path
+        assert "<bool>" not in result.output, path
+        too_wide = [line for line in result.output.splitlines() if len(line) > 80]
+        assert too_wide == [], path
+    result = runner.invoke(app, ["eval", "--help"], env={"COLUMNS": "80"})
+    assert "--strict-matching / --lenient-matching" in result.output
+    assert "--max-samples <n>" in result.output
+    flat = " ".join(result.output.split())
+    assert "[default: configs/default.yaml]" in flat
+    assert "(default: eval.max_samples)" in flat
+    assert "--first" in flat
+
+
+def test_example_says_that_the_embedded_server_is_starting(tmp_path):
+    not_a_model = tmp_path / "model"
+    not_a_model.mkdir()
+    config = tmp_path / "c.yaml"
+    config.write_text(f"server: embedded\nembedded:\n  model: {not_a_model}\n", encoding="utf-8")
+    result = _run("example", "-c", str(config), "--story", "Tom left.", "--question", "Who?")
+    # The folder is no model (or vLLM is missing), so the start fails with one line; what
+    # matters is that the start was announced first.
+    assert "starting the embedded vLLM server (model)" in " ".join(result.stderr.split())
+    assert result.returncode == 1 and "Traceback" not in result.stderr

@@ -12,7 +12,7 @@ from tomflywheel.datasets import import_dataset
 
 @pytest.fixture(scope="session")
 def slices(benchmarks: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    """Whole benchmark files imported into a temporary folder (tests take the first N)."""
+    """Whole benchmark files imported into a temporary folder (tests take N: a stratified slice)."""
     folder = tmp_path_factory.mktemp("datasets")
     sources = {
         "tomi": ("tomi", benchmarks / "tomi" / "tomi_balanced_story_types", {"split": "test"}),

@@ -71,3 +71,44 @@ def test_without_its_trace_file_a_split_is_a_data_error_naming_the_trace(folder,
         str(error.value)
         == f"{copy.with_suffix('.trace')}: trace file not found (needed for question types)"
     )
+
+
+def _release_copy(folder, release):
+    """A release folder holding the val split (links to the real files)."""
+    release.mkdir(parents=True)
+    for name in ("fb_all_val.txt", "fb_all_val.trace"):
+        (release / name).symlink_to(folder / name)
+    return release
+
+
+def test_a_folder_holding_the_release_folder_finds_it(folder, tmp_path):
+    import subprocess
+    import sys
+
+    bench = tmp_path / "bench"
+    release = _release_copy(folder, bench / "tomi" / "tomi_balanced_story_types")
+    (bench / "other").mkdir()
+    (bench / "other" / "test.txt").write_text("not ToMi\n")  # no trace: not a split
+    direct = load_all_splits("tomi", release)
+    assert load_all_splits("tomi", bench / "tomi") == direct
+    assert load_all_splits("tomi", bench) == direct
+    result = subprocess.run(
+        [sys.executable, "-m", "tomflywheel", "world", "check", "tomi", str(bench)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "5994 questions: 5994 parsed" in result.stdout
+
+
+def test_two_releases_below_a_folder_are_named_and_deeper_ones_not_searched(folder, tmp_path):
+    one = _release_copy(folder, tmp_path / "a" / "tomi_balanced_story_types")
+    two = _release_copy(folder, tmp_path / "b" / "tomi_balanced_story_types")
+    with pytest.raises(DataError) as error:
+        load_all_splits("tomi", tmp_path)
+    assert f"several ToMi releases here ({one}, {two}); name one" in str(error.value)
+    _release_copy(folder, tmp_path / "deep" / "x" / "y" / "release")
+    with pytest.raises(DataError) as error:
+        load_all_splits("tomi", tmp_path / "deep")
+    assert "no ToMi split here" in str(error.value)

@@ -31,6 +31,7 @@ app = typer.Typer(
     help="Evaluate and improve the Theory-of-Mind reasoning of LLMs served by vLLM.",
     no_args_is_help=True,
     add_completion=False,
+    rich_markup_mode=None,
     # Locals in tracebacks could show an API key: never print them.
     pretty_exceptions_show_locals=False,
 )

@@ -68,50 +68,86 @@ def eval_command(
     config: ConfigOption = DEFAULT_CONFIG,
     dataset: Annotated[
         list[str] | None,
-        typer.Option("--dataset", "-d", help="Dataset file or name under datasets/ (repeatable)."),
+        typer.Option(
+            "--dataset",
+            "-d",
+            metavar="<file|name>",
+            help="Dataset file or name under datasets/ (repeatable; default: eval.datasets).",
+        ),
     ] = None,
     stage: Annotated[
         list[str] | None,
         typer.Option(
-            "--stage", "-s", help="Run only these stages: predict, judge, metric, report."
+            "--stage",
+            "-s",
+            metavar="<stage>",
+            help="Run only these stages (repeatable): predict, judge, metric, report.",
         ),
     ] = None,
     exp_dir: Annotated[
-        Path | None, typer.Option(help="Experiment folder to create or resume.")
+        Path | None,
+        typer.Option(help="Experiment folder to create or resume (default: a new one)."),
     ] = None,
     max_samples: Annotated[
-        int | None, typer.Option(min=1, help="Only the first N samples of each dataset.")
+        int | None,
+        typer.Option(
+            min=1,
+            metavar="<n>",
+            help="Only N samples of each dataset: a seeded slice keeping every group's share "
+            "(default: eval.max_samples).",
+        ),
     ] = None,
+    first: Annotated[
+        bool,
+        typer.Option(
+            "--first",
+            help="With --max-samples: take the first N samples of the file instead.",
+        ),
+    ] = False,
     exclude_memory_reality: Annotated[
         bool | None,
         typer.Option(
             "--exclude-memory-reality/--include-memory-reality",
-            help="Drop (keep) ToMi's memory and reality questions.",
+            help="Drop (keep) ToMi's memory and reality questions "
+            "(default: eval.exclude_memory_reality).",
         ),
     ] = None,
     trials: Annotated[
-        int | None, typer.Option(min=1, help="Predictions per sample (sampled at T > 0).")
+        int | None,
+        typer.Option(
+            min=1, help="Predictions per sample, sampled at T > 0 (default: eval.trials)."
+        ),
     ] = None,
     strict_matching: Annotated[
         bool | None,
-        typer.Option("--strict-matching/--lenient-matching", help="Rules accept exact only."),
+        typer.Option(
+            "--strict-matching/--lenient-matching",
+            help="Rules accept exact matches only (default: eval.strict_matching).",
+        ),
     ] = None,
     min_temperature: Annotated[
-        float | None, typer.Option(help="Log-prob sweep: lowest temperature.")
+        float | None,
+        typer.Option(help="Log-prob sweep: lowest temperature (default: eval.logprob)."),
     ] = None,
     max_temperature: Annotated[
-        float | None, typer.Option(help="Log-prob sweep: highest temperature.")
+        float | None,
+        typer.Option(help="Log-prob sweep: highest temperature (default: eval.logprob)."),
     ] = None,
     temperature_step: Annotated[
         float | None,
-        typer.Option("--temperature-step", "--temperature-interval", help="Log-prob sweep: step."),
+        typer.Option(
+            "--temperature-step",
+            "--temperature-interval",
+            help="Log-prob sweep: step (default: eval.logprob).",
+        ),
     ] = None,
     backend: Annotated[
         ScoringBackend | None,
         typer.Option(help="Log-prob scoring: server (default), or in-process causal, mlm, mntp."),
     ] = None,
     model: Annotated[
-        Path | None, typer.Option(help="In-process backend: the Hugging Face model folder.")
+        str | None,
+        typer.Option(help="In-process backend: a Hugging Face model folder (or hub name)."),
     ] = None,
     revision: Annotated[
         str | None, typer.Option(help="In-process backend: model revision.")
@@ -154,6 +190,7 @@ def eval_command(
         settings.eval,
         {
             "max_samples": max_samples,
+            "slice": "first" if first else None,
             "exclude_memory_reality": exclude_memory_reality,
             "trials": trials,
             "strict_matching": strict_matching,
@@ -211,7 +248,7 @@ def example_command(
         sample = sample_from_text(story, question, answer)
     else:
         raise typer.BadParameter("give --story and --question, or --dataset [--index]")
-    result = run_example(load(config), sample, judge=judge)
+    result = run_example(load(config), sample, judge=judge, on_status=status)
     p = result.prediction
     out.rule(f"{escape(result.sample.id)} · {result.task.name} · judge {result.judge}")
     if p.messages:

@@ -53,7 +53,9 @@ def feedback_command(
         Path | None, typer.Option("--exp", help="Experiment folder (both steps).")
     ] = None,
     config: ConfigOption = DEFAULT_CONFIG,
-    budget: Annotated[int | None, typer.Option(min=0, help="Candidates to synthesize.")] = None,
+    budget: Annotated[
+        int | None, typer.Option(min=0, help="Candidates to synthesize (default: feedback.budget).")
+    ] = None,
 ) -> None:
     """Diagnose and synthesize in one go (or use the diagnose / synthesize subcommands)."""
     if ctx.invoked_subcommand is not None:
@@ -85,20 +87,29 @@ def diagnose_command(exp: ExpOption, config: ConfigOption = DEFAULT_CONFIG) -> N
 def synthesize_command(
     exp: ExpOption,
     config: ConfigOption = DEFAULT_CONFIG,
-    budget: Annotated[int | None, typer.Option(min=0, help="Candidates to synthesize.")] = None,
+    budget: Annotated[
+        int | None, typer.Option(min=0, help="Candidates to synthesize (default: feedback.budget).")
+    ] = None,
     adversarial: Annotated[
         bool | None,
         typer.Option(
-            "--adversarial/--no-adversarial", help="Keep only candidates the model fails."
+            "--adversarial/--no-adversarial",
+            help="Keep only candidates the model fails (default: feedback.adversarial).",
         ),
     ] = None,
     naturalize: Annotated[
         bool | None,
-        typer.Option("--naturalize/--no-naturalize", help="Also rewrite some stories as prose."),
+        typer.Option(
+            "--naturalize/--no-naturalize",
+            help="Also rewrite some stories as prose (default: feedback.naturalize).",
+        ),
     ] = None,
     free_form: Annotated[
         bool | None,
-        typer.Option("--free-form/--no-free-form", help="Also ask the LLM for new stories."),
+        typer.Option(
+            "--free-form/--no-free-form",
+            help="Also ask the LLM for new stories (default: feedback.free_form).",
+        ),
     ] = None,
 ) -> None:
     """Plan from the diagnoses and synthesize candidates with lineage (diagnoses first)."""

@@ -104,7 +104,11 @@ def filter_command(
     ] = False,
     repair: Annotated[
         int | None,
-        typer.Option("--repair", min=0, help="Rewrites per repairable candidate (0: none)."),
+        typer.Option(
+            "--repair",
+            min=0,
+            help="Rewrites per repairable candidate, 0: none (default: filter.repair.attempts).",
+        ),
     ] = None,
     train_dir: Annotated[
         Path,

@@ -44,16 +44,18 @@ def rounds_table(rounds: list[dict[str, Any]]) -> Table:
 def flywheel_command(
     config: ConfigOption = DEFAULT_CONFIG,
     rounds: Annotated[
-        int | None, typer.Option(min=1, help="Rounds (default: from config).")
+        int | None, typer.Option(min=1, help="Rounds (default: flywheel.rounds).")
     ] = None,
     run_dir: Annotated[
-        Path | None, typer.Option(help="Run folder to create or resume (runs/<run_id>).")
+        Path | None,
+        typer.Option(help="Run folder to create or resume (default: a new runs/<run_id>)."),
     ] = None,
     train: Annotated[
         bool | None,
         typer.Option(
             "--train/--no-train",
-            help="Fine-tune on the admitted data each round and report the held-out lift.",
+            help="Fine-tune on the admitted data each round and report the held-out lift "
+            "(default: flywheel.train).",
         ),
     ] = None,
 ) -> None:
@@ -66,7 +68,10 @@ def flywheel_command(
         settings, rounds=rounds, run_dir=run_dir, progress=rich_progress, on_status=status
     )
     if result.skipped:
-        status(f"resumed: {len(result.skipped)} finished stage(s) skipped")
+        status(
+            f"resumed: {len(result.skipped)} finished stage(s) skipped "
+            f"({'; '.join(result.skipped)})"
+        )
     out.print(rounds_table(result.rounds))
     for summary in result.rounds:
         f = summary["filter"]
@@ -81,6 +86,8 @@ def flywheel_command(
             + f" · {summary['requests']} requests · "
             + " ".join(f"{k} {v:.0f}s" for k, v in summary["seconds"].items())
         )
+        for note in summary.get("notes") or []:
+            out.print(f"  [yellow]note:[/] {escape(note)}")
     lifts = lift_rows(result.rounds)
     if lifts:
         table = Table(title="Held-out lift after fine-tuning")

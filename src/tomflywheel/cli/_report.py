@@ -24,13 +24,18 @@ report_app = typer.Typer(
 
 @report_app.command("summary")
 def summary_command(
-    paths: Annotated[list[Path], typer.Argument(help="Experiment folders, or folders of them.")],
+    paths: Annotated[
+        list[Path],
+        typer.Argument(
+            help="Experiment folders, flywheel run folders (runs/<id>), or folders of them."
+        ),
+    ],
     html: Annotated[
         Path | None, typer.Option(help="Also write a model-comparison HTML page.")
     ] = None,
     csv: Annotated[bool, typer.Option("--csv", help="Print CSV instead of a table.")] = False,
 ) -> None:
-    """Compare experiments and models: overall accuracy per dataset."""
+    """Compare experiments, models and flywheel rounds: overall accuracy per dataset."""
     rows = summarize(paths)
     if csv:
         out.print(summary_csv(rows), end="", markup=False, highlight=False)

@@ -54,39 +54,59 @@ def train_command(
         ),
     ] = None,
     steps: Annotated[
-        int | None, typer.Option(min=1, help="Optimizer steps (overrides --epochs).")
+        int | None,
+        typer.Option(min=1, help="Optimizer steps, overriding --epochs (default: train.steps)."),
     ] = None,
-    epochs: Annotated[float | None, typer.Option(min=0.01, help="Passes over the data.")] = None,
-    batch_size: Annotated[int | None, typer.Option(min=1, help="Samples per micro-batch.")] = None,
+    epochs: Annotated[
+        float | None, typer.Option(min=0.01, help="Passes over the data (default: train.epochs).")
+    ] = None,
+    batch_size: Annotated[
+        int | None, typer.Option(min=1, help="Samples per micro-batch (default: train.batch_size).")
+    ] = None,
     gradient_accumulation: Annotated[
-        int | None, typer.Option(min=1, help="Micro-batches per optimizer step.")
+        int | None,
+        typer.Option(
+            min=1, help="Micro-batches per optimizer step (default: train.gradient_accumulation)."
+        ),
     ] = None,
     learning_rate: Annotated[
         float | None,
         typer.Option(help="Peak learning rate (default: 2e-5 full, 2e-4 LoRA)."),
     ] = None,
-    seed: Annotated[int | None, typer.Option(help="Seed of the data order and torch.")] = None,
+    seed: Annotated[
+        int | None, typer.Option(help="Seed of the data order and torch (default: train.seed).")
+    ] = None,
     max_length: Annotated[
         int | None,
-        typer.Option(min=16, help="Longest sample in tokens; longer ones are dropped."),
+        typer.Option(
+            min=16,
+            help="Longest sample in tokens; longer ones are dropped (default: train.max_length).",
+        ),
     ] = None,
     lora: Annotated[
         bool | None,
         typer.Option(
             "--lora/--full",
-            help="Train LoRA adapters (needs peft; merged on save) or every weight.",
+            help="Train LoRA adapters (needs peft; merged on save) or every weight "
+            "(default: train.lora.enabled).",
         ),
     ] = None,
-    lora_rank: Annotated[int | None, typer.Option(min=1, help="LoRA rank.")] = None,
+    lora_rank: Annotated[
+        int | None, typer.Option(min=1, help="LoRA rank (default: train.lora.rank).")
+    ] = None,
     rationale: Annotated[
         bool | None,
         typer.Option(
             "--rationale/--no-rationale",
-            help="Teach each sample's meta.rationale before 'Answer: ...' where it has one.",
+            help="Teach each sample's meta.rationale before 'Answer: ...' where it has one "
+            "(default: train.rationale).",
         ),
     ] = None,
     device: Annotated[
-        str | None, typer.Option(help="auto, cpu, cuda or cuda:N (auto: CUDA when available).")
+        str | None,
+        typer.Option(
+            help="auto, cpu, cuda or cuda:N; auto: CUDA when available (default: train.device)."
+        ),
     ] = None,
     threads: Annotated[
         int | None,

@@ -23,6 +23,7 @@ from tomflywheel.config._eval import (
     LogprobSettings,
     ScoringBackend,
     ScoringSettings,
+    SliceMode,
     TemplateSettings,
 )
 from tomflywheel.config._filter import (
@@ -87,6 +88,7 @@ __all__ = [
     "ScoringBackend",
     "ScoringSettings",
     "Settings",
+    "SliceMode",
     "SolveSettings",
     "Strict",
     "TemplateSettings",

@@ -99,6 +99,10 @@ class ScoringSettings(Strict):
     """Also write each dataset's predictions grouped by ``UID`` (``predictions_by_uid.json``)."""
 
 
+SliceMode = Literal["stratified", "first"]
+"""Which samples a ``max_samples`` limit keeps."""
+
+
 class DatasetRef(Strict):
     """One dataset to evaluate."""
 
@@ -109,7 +113,9 @@ class DatasetRef(Strict):
     judge: str | None = None
     """Judging method overriding the dataset's registry default."""
     max_samples: int | None = Field(default=None, ge=1)
-    """Only the first N samples."""
+    """Only N samples (see ``eval.slice`` for which)."""
+    slice: SliceMode | None = None
+    """Which N samples ``max_samples`` keeps; ``null``: ``eval.slice``."""
     optional: bool = False
     """Skip the dataset (with a note) when its file is missing: e.g. an imported real benchmark
     that a fresh clone does not have."""
@@ -130,7 +136,11 @@ class EvalSettings(Strict):
     results_dir: Path = Path("results")
     """Where experiments are created."""
     max_samples: int | None = Field(default=None, ge=1)
-    """Only the first N samples of each dataset."""
+    """Only N samples of each dataset (a dataset's own ``max_samples`` wins)."""
+    slice: SliceMode = "stratified"
+    """Which N samples: ``stratified``, a seeded slice in which every group of the task's
+    metric groupings keeps its share (seeded by the dataset's name, so the same N gives the
+    same samples); ``first``, the first N of the file."""
     exclude_memory_reality: bool = False
     """Drop the question types a dataset marks as excludable (ToMi: memory and reality)."""
     system_prompt: str = DEFAULT_SYSTEM_PROMPT

@@ -130,12 +130,60 @@ def _candidates(story: list[str], answer: str) -> list[str] | None:
 
 
 def _split_names(split: str) -> list[str]:
-    """The paths a folder may hold a split at (release or generator naming, or the zip's folder)."""
-    names = [f"fb_all_{split}.txt", f"{split}.txt"]
-    return [*names, *(f"tomi_balanced_story_types/{name}" for name in names)]
+    """The names a split may have (release naming, then generator naming)."""
+    return [f"fb_all_{split}.txt", f"{split}.txt"]
+
+
+def _holds_splits(folder: Path, *, with_trace: bool) -> bool:
+    """Whether ``folder`` holds a split's ``.txt`` (and, ``with_trace``, its ``.trace``)."""
+    return any(
+        (folder / name).is_file()
+        and (not with_trace or (folder / name).with_suffix(".trace").is_file())
+        for split in SPLITS
+        for name in _split_names(split)
+    )
+
+
+def release_folder(source: Path) -> Path:
+    """The folder holding ToMi's split files: ``source``, or the one folder below it that does.
+
+    A folder holding the release folder (``tomi/`` with ``tomi_balanced_story_types/`` inside,
+    or ``benchmarks/`` with ``tomi/tomi_balanced_story_types/``) is searched two levels down.
+
+    Raises:
+        DataError: ``source`` is not a folder, or neither it nor one folder below it holds split
+            files, or several do.
+    """
+    folder = Path(source)
+    if not folder.is_dir():
+        raise PathError(folder, None, None, "not a folder")
+    if _holds_splits(folder, with_trace=False):
+        return folder
+    below = [d for d in sorted([*folder.glob("*/"), *folder.glob("*/*/")]) if d.is_dir()]
+    # Below the folder only a complete split counts: a lone test.txt is no ToMi release.
+    found = [d for d in below if _holds_splits(d, with_trace=True)]
+    if len(found) == 1:
+        return found[0]
+    if found:
+        raise DataError(
+            folder,
+            None,
+            None,
+            f"several ToMi releases here ({', '.join(str(d) for d in found)}); name one",
+        )
+    looked = ", ".join(name for s in sorted(SPLITS) for name in _split_names(s))
+    raise DataError(
+        folder,
+        None,
+        None,
+        f"no ToMi split here (looked for {looked} in the folder, and with its .trace two "
+        "levels below)",
+    )
 
 
 def _split_files(source: Path, split: str) -> tuple[Path, str]:
+    if Path(source).is_dir():
+        source = release_folder(source)
     txt = find_source(source, _split_names(split), what=f"ToMi {split} split")
     named = re.fullmatch(r"(?:fb_all_)?(train|val|test)", txt.stem)
     return txt, named.group(1) if named and source.is_file() else split
@@ -144,18 +192,13 @@ def _split_files(source: Path, split: str) -> tuple[Path, str]:
 def tomi_splits(source: Path) -> list[str]:
     """The splits a ToMi folder holds, in name order (``test``, ``train``, ``val``).
 
+    The folder may also hold the release folder (see :func:`release_folder`).
+
     Raises:
         DataError: ``source`` is not a folder, or holds no split file.
     """
-    folder = Path(source)
-    if not folder.is_dir():
-        raise PathError(folder, None, None, "not a folder")
-    splits = sorted(SPLITS)
-    found = [s for s in splits if any((folder / name).is_file() for name in _split_names(s))]
-    if not found:
-        looked = ", ".join(name for s in splits for name in _split_names(s)[:2])
-        raise DataError(folder, None, None, f"no ToMi split here (looked for {looked})")
-    return found
+    folder = release_folder(source)
+    return [s for s in sorted(SPLITS) if any((folder / n).is_file() for n in _split_names(s))]
 
 
 @IMPORTERS.register("tomi")

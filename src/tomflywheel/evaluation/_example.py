@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -53,8 +54,21 @@ def sample_from_file(path: Path, index: int, *, exclude_memory_reality: bool) ->
     return samples[index]
 
 
-def run_example(settings: Settings, sample: Sample, *, judge: str | None = None) -> ExampleResult:
-    """Ask the model about one sample and judge the answer (when the sample has a gold)."""
+def run_example(
+    settings: Settings,
+    sample: Sample,
+    *,
+    judge: str | None = None,
+    on_status: Callable[[str], None] | None = None,
+) -> ExampleResult:
+    """Ask the model about one sample and judge the answer (when the sample has a gold).
+
+    Args:
+        settings: The configuration (which server, which model).
+        sample: The example.
+        judge: Judging method (default: the dataset's).
+        on_status: Told when an embedded server starts (a minute or so) and is ready.
+    """
     task = task_for_sample(sample)
     judge_name = judge or settings.eval.judges.get(task.name) or task.judge
     has_gold = sample.meta.get("has_gold", True)
@@ -80,6 +94,6 @@ def run_example(settings: Settings, sample: Sample, *, judge: str | None = None)
     needs: set[Need] = {"logprobs" if judge_name == "logprob" else settings.llm.endpoint}
     if has_gold and build_judge(judge_name, settings.eval, JudgeContext(), task).uses_llm:
         needs.add("chat")
-    with llm_endpoint(settings, needs=needs) as llm_settings:
+    with llm_endpoint(settings, on_status, needs=needs) as llm_settings:
         prediction, judgment = asyncio.run(go(llm_settings))
     return ExampleResult(sample, task, judge_name, prediction, judgment)

@@ -7,9 +7,10 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from tomflywheel.artifacts import LoadedDataset
-from tomflywheel.config import DatasetRef, Settings
+from tomflywheel.config import DatasetRef, Settings, SliceMode
 from tomflywheel.datasets import import_sentences, is_sentences_file, task_for_sample
 from tomflywheel.errors import ConfigError, DataError, PathError, UserInputError
+from tomflywheel.evaluation._slice import take_samples
 from tomflywheel.schema import read_samples
 
 logger = logging.getLogger(__name__)
@@ -38,6 +39,7 @@ def load_dataset(
     ref: DatasetRef,
     *,
     max_samples: int | None,
+    slice_mode: SliceMode = "stratified",
     exclude_memory_reality: bool,
     judge_override: str | None,
 ) -> LoadedDataset:
@@ -60,7 +62,14 @@ def load_dataset(
         samples = [s for s in samples if s.meta.get("question_type") not in dropped]
     limit = ref.max_samples or max_samples
     if limit is not None:
-        samples = samples[:limit]
+        samples = take_samples(
+            samples,
+            limit,
+            mode=ref.slice or slice_mode,
+            fields=sorted({name for group in task.groupings for name in group}),
+            unit_by=task.all_correct_by,
+            key=ref.label,
+        )
     seen: set[str] = set()
     for sample in samples:
         if sample.id in seen:
@@ -96,6 +105,7 @@ def select_datasets(settings: Settings, names: Sequence[str] | None) -> list[Loa
         load_dataset(
             ref,
             max_samples=evaluation.max_samples,
+            slice_mode=evaluation.slice,
             exclude_memory_reality=evaluation.exclude_memory_reality,
             judge_override=evaluation.judges.get(ref.label),
         )

@@ -65,6 +65,16 @@ class RunManifest(BaseModel):
         return self.round(k).stages.get(stage)
 
 
+def resume_lines(manifest: RunManifest) -> list[str]:
+    """What a resumed run finds already done, round by round, in words."""
+    done = [r for r in manifest.rounds if r.stages]
+    if not done:
+        return [f"resuming run {manifest.run_id}: nothing finished yet"]
+    return [f"resuming run {manifest.run_id}; already done:"] + [
+        f"  round {r.round}: {', '.join(r.stages)}" for r in done
+    ]
+
+
 def now() -> str:
     """The current time, ISO 8601, seconds."""
     return _dt.datetime.now().isoformat(timespec="seconds")

@@ -32,6 +32,7 @@ from tomflywheel.flywheel._manifest import (
     StageRecord,
     load_manifest,
     now,
+    resume_lines,
     save_manifest,
 )
 from tomflywheel.flywheel._models import (
@@ -95,6 +96,8 @@ class _Runner:
         self.progress = progress
         self.on_status = on_status or (lambda message: None)
         self.skipped: list[str] = []
+        self.previous: dict[str, Any] | None = None
+        """The summary of the round before the one running."""
 
     def stage(
         self, k: int, name: StageName, work: Callable[[], tuple[dict[str, Any], dict[str, Any]]]
@@ -177,8 +180,11 @@ class _Runner:
         self.stage(k, "filter", admit)
         if settings.flywheel.train:
             self._train_and_measure(k, settings, folder)
-        summary = round_summary(self.manifest.round(k), model=served_model(settings))
+        summary = round_summary(
+            self.manifest.round(k), model=served_model(settings), previous=self.previous
+        )
         atomic_write_json(folder / "summary.json", summary)
+        self.previous = summary
         return summary
 
     def _train_and_measure(self, k: int, settings: Settings, folder: Path) -> None:
@@ -276,6 +282,9 @@ def run_flywheel(
     total = rounds or flywheel.rounds
     run_dir = Path(run_dir) if run_dir else flywheel.runs_dir / timestamp_name(flywheel.runs_dir)
     manifest = load_manifest(run_dir)
+    if manifest is not None and on_status is not None:
+        for line in resume_lines(manifest):
+            on_status(line)
     if manifest is None:
         run_dir.mkdir(parents=True, exist_ok=True)
         run_id = run_dir.name

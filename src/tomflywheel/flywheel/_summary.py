@@ -109,8 +109,59 @@ def _admission_audit(outputs: dict[str, Any]) -> dict[str, Any] | None:
     return {"admitted": audit["admitted"], "this_round": audit["runs"][-1]}
 
 
-def round_summary(record: RoundRecord, *, model: str) -> dict[str, Any]:
-    """Everything the round did, from its artifacts and the manifest's stage records."""
+def dataset_changes(
+    accuracy: dict[str, Any], previous: dict[str, Any] | None
+) -> dict[str, Any] | None:
+    """How a round's evaluated datasets differ from the previous round's (``None``: same).
+
+    Accuracy moves between rounds only mean something on the same samples: a dataset added,
+    dropped or evaluated on another number of samples makes the rounds incomparable there.
+    """
+    if previous is None:
+        return None
+    before = {name: entry["overall"]["n"] for name, entry in previous["accuracy"].items()}
+    now = {name: entry["overall"]["n"] for name, entry in accuracy.items()}
+    changes = {
+        "added": sorted(set(now) - set(before)),
+        "removed": sorted(set(before) - set(now)),
+        "resized": {
+            name: [before[name], n] for name, n in sorted(now.items()) if before.get(name, n) != n
+        },
+    }
+    return changes if any(changes.values()) else None
+
+
+def round_notes(summary: dict[str, Any]) -> list[str]:
+    """What a reader must know to compare this round with the others, in words."""
+    notes = []
+    if summary.get("trained") is None:
+        notes.append(
+            f"no fine-tuning this round (run without --train): the model did not change; "
+            f"the next round evaluates {summary['model']} again"
+        )
+    changes = summary.get("datasets_changed")
+    if changes:
+        parts = [f"added {', '.join(changes['added'])}"] if changes["added"] else []
+        if changes["removed"]:
+            parts.append(f"removed {', '.join(changes['removed'])}")
+        parts.extend(f"{name}: n {a} → {b}" for name, (a, b) in changes["resized"].items())
+        notes.append(
+            f"the dataset list differs from round {summary['round'] - 1}'s ({'; '.join(parts)}): "
+            "accuracy is not comparable across these rounds there"
+        )
+    return notes
+
+
+def round_summary(
+    record: RoundRecord, *, model: str, previous: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """Everything the round did, from its artifacts and the manifest's stage records.
+
+    Args:
+        record: The round's stages in the manifest.
+        model: The evaluated model's served name.
+        previous: The previous round's summary, to flag a changed dataset list.
+    """
     stages = record.stages
     evaluate = stages.get("evaluate")
     exp_dir = Path(evaluate.outputs["exp_dir"]) if evaluate else None
@@ -142,7 +193,7 @@ def round_summary(record: RoundRecord, *, model: str) -> dict[str, Any]:
         else None
     )
     trained = stages.get("train")
-    return {
+    summary = {
         "round": record.round,
         "model": model,
         "exp_dir": str(exp_dir) if exp_dir else None,
@@ -169,4 +220,7 @@ def round_summary(record: RoundRecord, *, model: str) -> dict[str, Any]:
             "llm_completion": sum(int(u.get("completion_tokens", 0)) for u in usage.values()),
         },
         "seconds": {name: round(stage.seconds, 1) for name, stage in stages.items()},
+        "datasets_changed": dataset_changes(accuracy, previous),
     }
+    summary["notes"] = round_notes(summary)
+    return summary

@@ -362,7 +362,10 @@ def llm_endpoint(
         return
     server = embedded_server(settings.embedded, on_status)
     if on_status:
-        on_status(f"starting the embedded vLLM server ({server.model_dir.name})")
+        on_status(
+            f"starting the embedded vLLM server ({server.model_dir.name}); "
+            "this takes a minute or so"
+        )
     server.start()
     try:
         server.wait_ready()

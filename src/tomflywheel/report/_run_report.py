@@ -91,9 +91,13 @@ def _accuracy_section(rounds: Sequence[dict[str, Any]], run_dir: Path) -> str:
         if s.get("exp_dir")
     ]
     chart = bar_chart(bars, title="overall accuracy per round", width=720)
+    notes = [
+        f"<li>round {s['round']}: {esc(note)}</li>" for s in rounds for note in s.get("notes") or []
+    ]
     return (
         "<h2>Evaluation per round</h2>"
         + (f"<ul>{''.join(links)}</ul>" if links else "")
+        + (f'<ul class="notes">{"".join(notes)}</ul>' if notes else "")
         + f'<div class="card">{chart}</div>'
         + "<details><summary>Accuracy per group</summary>"
         + table_html(("round", "dataset", "group", "value", "n", "accuracy %"), rows)

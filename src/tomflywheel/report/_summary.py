@@ -30,29 +30,66 @@ def _model_of(root: Path) -> str:
     return str(llm.get("model") or "?")
 
 
+_RUN_EXPERIMENTS = ("eval", "heldout_before", "heldout_after")
+"""The experiment folders of a flywheel round, in the order they run."""
+
+
+def _round_number(folder: Path) -> int:
+    suffix = folder.name.removeprefix("round_")
+    return int(suffix) if suffix.isdigit() else 0
+
+
+def _run_experiments(run_dir: Path) -> list[tuple[str, Path]]:
+    """A flywheel run's experiments, named ``<run> r<k>`` (``… heldout_before`` for the others)."""
+    found = []
+    for folder in sorted(run_dir.glob("round_*"), key=_round_number):
+        for name in _RUN_EXPERIMENTS:
+            if (folder / name / "config.yaml").exists():
+                suffix = "" if name == "eval" else f" {name}"
+                found.append((f"{run_dir.name} r{_round_number(folder)}{suffix}", folder / name))
+    return found
+
+
+def _experiments(path: Path, *, depth: int = 0) -> list[tuple[str, Path]]:
+    """(name, folder) of every experiment in ``path``.
+
+    ``path`` is an experiment, a flywheel run (``runs/<id>``), or a folder of either
+    (``results/``, ``runs/``).
+    """
+    if (path / "manifest.json").exists():
+        return _run_experiments(path)
+    if (path / "config.yaml").exists():
+        return [(path.name, path)]
+    if depth > 0:
+        return []
+    return [
+        found
+        for child in sorted(p for p in path.iterdir() if p.is_dir())
+        for found in _experiments(child, depth=depth + 1)
+    ]
+
+
 def summarize(paths: Sequence[Path]) -> list[dict[str, Any]]:
     """Rows of overall accuracy for every dataset of every experiment folder given.
 
-    A path may be an experiment folder or a folder of experiments (``results/``).
+    A path may be an experiment folder, a flywheel run folder (``runs/<id>``: its rounds'
+    experiments, named by run and round), or a folder of either (``results/``, ``runs/``).
 
     Raises:
-        ConfigError: No ``metrics.json`` found under the paths.
+        UserInputError: No ``metrics.json`` found under the paths.
     """
-    roots: list[Path] = []
+    roots: list[tuple[str, Path]] = []
     for path in paths:
-        require_folder(path, "experiment folder or folder of experiments")
-        if (path / "config.yaml").exists():
-            roots.append(path)
-        else:
-            roots.extend(sorted(p.parent for p in path.glob("*/config.yaml")))
+        require_folder(path, "experiment folder, run folder, or folder of them")
+        roots.extend(_experiments(path))
     rows = []
-    for root in roots:
+    for name, root in roots:
         for metrics_path in sorted(root.glob("*/metrics.json")):
             metrics = json.loads(metrics_path.read_text(encoding="utf-8"))
             overall = metrics["overall"]
             rows.append(
                 {
-                    "experiment": root.name,
+                    "experiment": name,
                     "model": _model_of(root),
                     "dataset": metrics["dataset"],
                     "judge": (metrics.get("judge") or {}).get("name"),
