@@ -172,8 +172,38 @@ def test_a_latin_1_byte_in_a_config_file(tmp_path):
     assert str(info.value) == expected
 
 
+SENTENCE_RECORDS = {
+    "sentences": {
+        "sentences": ["The cat sat.", "The cat sit."],
+        "completions": [" sat.", " sit."],
+        "label": 0,
+        "UID": "agreement",
+    },
+    "blimp": {"sentence_good": "A b.", "sentence_bad": "B a.", "UID": "x", "pair_id": 0},
+    "ewok": {
+        "Domain": "social-properties",
+        "ContextType": "short",
+        "ContextDiff": "antonym",
+        "TargetDiff": "property",
+        "Context1": "Ali is kind.",
+        "Context2": "Ali is cruel.",
+        "Target1": "Ali helps.",
+        "Target2": "Ali hurts.",
+    },
+    "entity_tracking": {"input_prefix": "Box 0 contains", "options": [" a.", " b."], "numops": 0},
+}
+
+
+@pytest.mark.parametrize("importer", sorted(SENTENCE_RECORDS))
+def test_a_latin_1_byte_in_a_sentence_task_file(importer, tmp_path, fails_cleanly):
+    data = tmp_path / "regular.jsonl"
+    data.write_text((json.dumps(SENTENCE_RECORDS[importer]) + "\n") * 2, encoding="utf-8")
+    expected = corrupt(data, 2)
+    assert str(fails_cleanly(importer, data)) == expected
+
+
 def test_every_importer_has_a_latin_1_case():
-    covered = {case.importer for case in CASES} | {"opentom", "mapping"}
+    covered = {case.importer for case in CASES} | {"opentom", "mapping", *SENTENCE_RECORDS}
     assert covered == set(IMPORTERS.names())
 
 
