@@ -79,9 +79,12 @@ def test_one_round_evaluates_diagnoses_synthesizes_filters_and_admits(one_round)
     summary = json.loads((result.run_dir / "round_1" / "summary.json").read_text())
     assert set(summary["accuracy"]) == {"tomi_synth", "hitom_synth"}
     assert summary["accuracy"]["tomi_synth"]["overall"]["n"] == 12
-    assert summary["candidates"]["total"] == 12
+    # The plan's budget is 12; stories are taken whole, so the count is as near as they allow.
+    candidates = _jsonl(Path(manifest.round(1).stages["feedback"].outputs["candidates"]))
+    total = summary["candidates"]["total"]
+    assert total == len(candidates) and 6 <= total <= 24
     outcome = summary["filter"]
-    assert outcome["admitted"] + outcome["rejected"] == 12
+    assert outcome["admitted"] + outcome["rejected"] == total
     admitted = _jsonl(settings.flywheel.train_dir / f"{manifest.train_name}.jsonl")
     assert len(admitted) == outcome["admitted"] > 0
     for sample in admitted:
