@@ -15,6 +15,7 @@ import pytest
 import yaml
 
 from tomflywheel.config import Settings, parse_settings
+from tomflywheel.feedback import SynthesisPlan, synthesize
 from tomflywheel.filter import ContaminationIndex
 from tomflywheel.flywheel import load_manifest, run_flywheel
 from tomflywheel.schema import read_samples
@@ -79,10 +80,12 @@ def test_one_round_evaluates_diagnoses_synthesizes_filters_and_admits(one_round)
     summary = json.loads((result.run_dir / "round_1" / "summary.json").read_text())
     assert set(summary["accuracy"]) == {"tomi_synth", "hitom_synth"}
     assert summary["accuracy"]["tomi_synth"]["overall"]["n"] == 12
-    # The plan's budget is 12; stories are taken whole, so the count is as near as they allow.
-    candidates = _jsonl(Path(manifest.round(1).stages["feedback"].outputs["candidates"]))
+    # The plan's budget is 12; stories are taken whole, so the count is what the plan makes.
+    listed = Path(manifest.round(1).stages["feedback"].outputs["candidates"])
+    plan = SynthesisPlan.model_validate_json((listed.parent / "plan.json").read_text())
     total = summary["candidates"]["total"]
-    assert total == len(candidates) and 6 <= total <= 24
+    assert [c["id"] for c in _jsonl(listed)] == [s.id for s in synthesize(plan)]
+    assert total == len(_jsonl(listed)) > 0
     outcome = summary["filter"]
     assert outcome["admitted"] + outcome["rejected"] == total
     admitted = _jsonl(settings.flywheel.train_dir / f"{manifest.train_name}.jsonl")
