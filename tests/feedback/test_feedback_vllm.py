@@ -143,11 +143,12 @@ def test_feedback_stage_end_to_end_and_resumable(benchmarks, vllm_base_url, tmp_
     ]
     origins = {c["meta"]["origin"] for c in candidates}
     assert "symbolic" in origins
-    # Exactly what the saved plan synthesizes (whole stories, near the budget of 24).
+    # Exactly what the saved plan synthesizes (whole stories: an item smaller than one story's
+    # question family still gets that story).
     plan = SynthesisPlan.model_validate_json((folder / "plan.json").read_text())
     symbolic = [c["id"] for c in candidates if c["meta"]["origin"] == "symbolic"]
     assert symbolic == [s.id for s in synthesize(plan, with_rationale=True)]
-    assert 12 <= len(symbolic) <= 48
+    assert len(symbolic) >= 12
     for c in candidates:
         assert c["meta"]["lineage"]["plan_id"] == summary.plan.plan_id
         assert c["meta"]["lineage"]["bad_case_ids"]

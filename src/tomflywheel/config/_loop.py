@@ -22,7 +22,8 @@ class FeedbackSettings(Strict):
     max_llm_diagnoses: int | None = Field(default=None, ge=0)
     """Cap on LLM diagnosis requests per run (``null``: no cap)."""
     budget: int = Field(default=120, ge=0)
-    """Candidate samples to synthesize in all (controls included)."""
+    """Candidate samples to synthesize in all (controls included). Stories are taken whole, so
+    an item whose share is smaller than one story's question family still gets that story."""
     min_per_weakness: int = Field(default=4, ge=1)
     """Each weakness in the plan gets at least this many samples."""
     controls: bool = True
