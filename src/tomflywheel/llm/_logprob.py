@@ -10,6 +10,9 @@ from tomflywheel.errors import LLMRequestError, ServerError
 from tomflywheel.llm._batch import ProgressCallback, run_batch
 from tomflywheel.llm._content import ContentClient
 
+ScoringPair = tuple[str, str]
+"""(context, continuation): the continuation is scored after the context."""
+
 
 @dataclass(frozen=True)
 class ContinuationScore:
@@ -57,6 +60,36 @@ def continuation_logprob(logprobs: dict[str, Any], context_chars: int) -> tuple[
     return total, count
 
 
+async def score_pairs(
+    client: ContentClient, pairs: Sequence[ScoringPair]
+) -> list[ContinuationScore]:
+    """Score every pair in one ``/v1/completions`` request (each prompt is context + continuation).
+
+    Raises:
+        LLMRequestError: The server refused the request (e.g. a prompt is too long).
+        ServerError: The reply lacks log-probs or some prompts.
+    """
+    if not pairs:
+        return []
+    reply = await client.complete(
+        [context + continuation for context, continuation in pairs],
+        echo=True,
+        logprobs=1,
+        max_tokens=1,
+        temperature=0.0,
+    )
+    choices = sorted(reply.raw["choices"], key=lambda choice: choice["index"])
+    if len(choices) != len(pairs):
+        raise ServerError(f"expected {len(pairs)} scored prompts, got {len(choices)}")
+    scores = []
+    for (context, continuation), choice in zip(pairs, choices, strict=True):
+        if not choice.get("logprobs"):
+            raise ServerError("the server returned no log-probs (is it an OpenAI-compatible vLLM?)")
+        logprob, n_tokens = continuation_logprob(choice["logprobs"], len(context))
+        scores.append(ContinuationScore(continuation, logprob, n_tokens))
+    return scores
+
+
 async def score_continuations(
     client: ContentClient, context: str, continuations: Sequence[str]
 ) -> list[ContinuationScore]:
@@ -65,25 +98,7 @@ async def score_continuations(
     Raises:
         LLMRequestError: The server refused the request (e.g. the prompt is too long).
     """
-    if not continuations:
-        return []
-    reply = await client.complete(
-        [context + continuation for continuation in continuations],
-        echo=True,
-        logprobs=1,
-        max_tokens=1,
-        temperature=0.0,
-    )
-    choices = sorted(reply.raw["choices"], key=lambda choice: choice["index"])
-    if len(choices) != len(continuations):
-        raise ServerError(f"expected {len(continuations)} scored prompts, got {len(choices)}")
-    scores = []
-    for continuation, choice in zip(continuations, choices, strict=True):
-        if not choice.get("logprobs"):
-            raise ServerError("the server returned no log-probs (is it an OpenAI-compatible vLLM?)")
-        logprob, n_tokens = continuation_logprob(choice["logprobs"], len(context))
-        scores.append(ContinuationScore(continuation, logprob, n_tokens))
-    return scores
+    return await score_pairs(client, [(context, continuation) for continuation in continuations])
 
 
 async def score_many(

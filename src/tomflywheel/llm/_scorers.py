@@ -13,12 +13,11 @@ from typing import Protocol
 
 from tomflywheel._registry import Registry
 from tomflywheel.config import ScoringSettings
-from tomflywheel.errors import ConfigError, LLMRequestError, ServerError
+from tomflywheel.errors import ConfigError, LLMRequestError
 from tomflywheel.llm._batch import ProgressCallback, run_batch
 from tomflywheel.llm._content import ContentClient
-from tomflywheel.llm._logprob import ContinuationScore, continuation_logprob
+from tomflywheel.llm._logprob import ContinuationScore, ScoringPair, score_pairs
 
-ScoringPair = tuple[str, str]
 """(context, continuation): the continuation's tokens are scored given the context."""
 
 
@@ -58,39 +57,6 @@ def build_scorer(settings: ScoringSettings, *, client: ContentClient | None = No
         ConfigError: Unknown backend, or a missing model folder / server client.
     """
     return SCORERS.get(settings.backend)(settings, client=client)
-
-
-async def score_pairs(
-    client: ContentClient, pairs: Sequence[ScoringPair]
-) -> list[ContinuationScore]:
-    """Score every pair in one ``/v1/completions`` request (each prompt is context + continuation).
-
-    With one shared context this sends exactly what ``score_continuations`` sends, so cached
-    replies stay valid.
-
-    Raises:
-        LLMRequestError: The server refused the request (e.g. a prompt is too long).
-        ServerError: The reply lacks log-probs or some prompts.
-    """
-    if not pairs:
-        return []
-    reply = await client.complete(
-        [context + continuation for context, continuation in pairs],
-        echo=True,
-        logprobs=1,
-        max_tokens=1,
-        temperature=0.0,
-    )
-    choices = sorted(reply.raw["choices"], key=lambda choice: choice["index"])
-    if len(choices) != len(pairs):
-        raise ServerError(f"expected {len(pairs)} scored prompts, got {len(choices)}")
-    scores = []
-    for (context, continuation), choice in zip(pairs, choices, strict=True):
-        if not choice.get("logprobs"):
-            raise ServerError("the server returned no log-probs (is it an OpenAI-compatible vLLM?)")
-        logprob, n_tokens = continuation_logprob(choice["logprobs"], len(context))
-        scores.append(ContinuationScore(continuation, logprob, n_tokens))
-    return scores
 
 
 @dataclass
