@@ -83,3 +83,41 @@ def test_a_running_vllm_process_claims_its_bound_core():
     finally:
         fake.kill()
         fake.wait()
+
+
+def test_a_server_claims_its_core_once_however_many_processes_it_runs():
+    sleeper = "import time; time.sleep(600)"
+    # A "server" whose engine-core child shares its process group, and a second server.
+    spawner = (
+        "import subprocess, sys, time; "
+        f"subprocess.Popen([sys.executable, '-c', {sleeper!r}, 'vllm-engine-stand-in']); "
+        "time.sleep(600)"
+    )
+    env = {**os.environ, "VLLM_CPU_OMP_THREADS_BIND": "97"}
+    servers = [
+        subprocess.Popen(
+            [sys.executable, "-c", spawner, "vllm-stand-in"], env=env, start_new_session=True
+        ),
+        subprocess.Popen(
+            [sys.executable, "-c", sleeper, "vllm-stand-in"], env=env, start_new_session=True
+        ),
+    ]
+    try:
+        _wait_until(lambda: len(_group_members(servers[0].pid)) == 2, "engine child started")
+        assert claimed_cores(os.getpid())[97] == 2
+    finally:
+        for server in servers:
+            os.killpg(server.pid, signal.SIGKILL)
+            server.wait()
+
+
+def _group_members(group: int) -> list[int]:
+    members = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if os.getpgid(int(entry.name)) == group:
+                    members.append(int(entry.name))
+            except ProcessLookupError:
+                pass
+    return members

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
 from tomflywheel._rng import rng_for
+from tomflywheel.errors import LLMRequestError
 from tomflywheel.llm import ContentClient, run_batch
 from tomflywheel.schema import Answer, Sample
 from tomflywheel.world import rationale
@@ -91,13 +93,28 @@ def rename_agents(sample: Sample, seed: int) -> tuple[Sample, dict[str, str]]:
     return renamed, mapping
 
 
+CUT_SHORT = "cut at max_tokens"
+EMPTY_REPLY = "empty reply"
+
+
+def _failure_reason(result: str | LLMRequestError | None) -> str:
+    """Why a rewrite gives no candidate."""
+    if isinstance(result, LLMRequestError):
+        return f"refused: HTTP {result.status}"
+    return CUT_SHORT if result is None else EMPTY_REPLY
+
+
 async def naturalize(
     samples: Sequence[Sample], client: ContentClient, *, seed: int, max_tokens: int = 700
-) -> tuple[list[Sample], int]:
-    """Rewrite each sample's story as prose; returns (naturalized candidates, failures)."""
+) -> tuple[list[Sample], Counter[str]]:
+    """Rewrite each sample's story as prose.
+
+    Returns the naturalized candidates and the failures counted by reason (a reply cut at
+    ``max_tokens``, an empty reply, a refused request).
+    """
     renamed = [rename_agents(sample, seed) for sample in samples]
 
-    async def rewrite(sample: Sample) -> str:
+    async def rewrite(sample: Sample) -> str | None:
         reply = await client.chat(
             [
                 {"role": "system", "content": REWRITE_SYSTEM},
@@ -106,13 +123,14 @@ async def naturalize(
             max_tokens=max_tokens,
             temperature=0.0,
         )
-        return reply.text.strip() if reply.finish_reason == "stop" else ""
+        return reply.text.strip() if reply.finish_reason == "stop" else None
 
     prose = await run_batch([r for r, _ in renamed], rewrite, concurrency=client.concurrency)
-    out, failures = [], 0
+    out: list[Sample] = []
+    failures: Counter[str] = Counter()
     for (sample, mapping), text in zip(renamed, prose, strict=True):
         if not isinstance(text, str) or not text:
-            failures += 1
+            failures[_failure_reason(text)] += 1
             continue
         meta = dict(sample.meta)
         meta.update(origin="naturalized", needs_verification=True, naturalized_from=sample.id)

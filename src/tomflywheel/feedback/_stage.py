@@ -187,7 +187,9 @@ async def _synthesize(
         chosen = chosen_for_naturalization(candidates, config.naturalize_fraction, config.seed)
         natural, failures = await naturalize(chosen, client, seed=config.seed)
         candidates += natural
-        summary.notes.append(f"naturalized {len(natural)} ({failures} failed)")
+        failed = ", ".join(f"{n} {reason}" for reason, n in sorted(failures.items()))
+        note = f"naturalized {len(natural)} of {len(chosen)}"
+        summary.notes.append(note + (f" (failed: {failed})" if failed else ""))
     if config.free_form and structure is not None:
         by_key = {(d.dataset, d.sample_id, d.trial): d for d in diagnoses}
         picked = pick_cases(cases, by_key, config.free_form_count, config.seed)

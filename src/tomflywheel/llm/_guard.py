@@ -51,9 +51,20 @@ def choose_core(allowed: Iterable[int], claims: Counter[int]) -> int:
     return min(sorted(allowed, reverse=True), key=lambda core: claims[core])
 
 
+def _process_group(stat: str) -> int:
+    """The process group field of a ``/proc/PID/stat`` line."""
+    # Fields after the command name (which may hold spaces): state, ppid, pgrp, ...
+    return int(stat.rsplit(")", 1)[-1].split()[2])
+
+
 def claimed_cores(own_pid: int) -> Counter[int]:
-    """How many running vLLM processes bind their threads to each core (from ``/proc``)."""
-    claims: Counter[int] = Counter()
+    """How many running vLLM servers bind their threads to each core (from ``/proc``).
+
+    A server is a process group (the guard makes one per server): its API process, engine core
+    and workers all carry the binding but claim the core once, so a server that has not yet
+    started its engine weighs as much as one that has.
+    """
+    claims: set[tuple[int, int]] = set()
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit() or int(entry.name) == own_pid:
             continue
@@ -62,12 +73,14 @@ def claimed_cores(own_pid: int) -> Counter[int]:
             if b"vllm" not in cmdline.lower():
                 continue
             environ = (entry / "environ").read_bytes().split(b"\0")
-        except OSError:
+            group = _process_group((entry / "stat").read_text())
+        except (OSError, ValueError, IndexError):
             continue  # gone, or another user's
         for item in environ:
             if item.startswith(BIND_VAR.encode() + b"="):
-                claims.update(parse_cores(item.split(b"=", 1)[1].decode(errors="replace")))
-    return claims
+                value = item.split(b"=", 1)[1].decode(errors="replace")
+                claims.update((group, core) for core in parse_cores(value))
+    return Counter(core for _, core in claims)
 
 
 def _start(command: list[str], bind: str, lock_path: Path) -> subprocess.Popen[bytes]:
@@ -96,12 +109,10 @@ def _kill_rest_of_group() -> None:
         if not entry.name.isdigit() or int(entry.name) == own:
             continue
         try:
-            stat = (entry / "stat").read_text()
-        except OSError:
+            same_group = _process_group((entry / "stat").read_text()) == group
+        except (OSError, ValueError, IndexError):
             continue
-        # Fields after the command name (which may hold spaces): state, ppid, pgrp, ...
-        fields = stat.rsplit(")", 1)[-1].split()
-        if len(fields) > 2 and int(fields[2]) == group:
+        if same_group:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(int(entry.name), signal.SIGKILL)
 
