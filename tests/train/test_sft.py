@@ -18,10 +18,10 @@ from tomflywheel.cli import app
 from tomflywheel.config import EmbeddedServerSettings, EvalSettings
 from tomflywheel.train import MANIFEST_NAME, TrainResult, TrainSettings, train_model
 
-# Full fine-tune, constant learning rate: a 2-step run then repeats the first 2 steps of the 6.
+# Full fine-tune, constant learning rate: a 1-step run then repeats the first step of the 4.
 SETTINGS = TrainSettings(
-    steps=6,
-    batch_size=4,
+    steps=4,
+    batch_size=2,
     learning_rate=1e-4,
     lr_schedule="constant",
     warmup_ratio=0.0,
@@ -34,7 +34,7 @@ SETTINGS = TrainSettings(
 @pytest.fixture(scope="module")
 def data_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("train-data") / "train.jsonl"
-    write_jsonl_atomic(path, tomi_style_samples(12))
+    write_jsonl_atomic(path, tomi_style_samples(4))
     return path
 
 
@@ -56,15 +56,15 @@ def trained(
 
 def test_the_loss_goes_down(trained):
     result, _ = trained
-    # 6 steps of 4 over 12 samples: two epochs of the same samples, in different orders.
-    first_epoch, second_epoch = result.losses[:3], result.losses[3:]
-    assert result.steps == 6
+    # 4 steps of 2 over 4 samples: two epochs of the same samples, in different orders.
+    first_epoch, second_epoch = result.losses[:2], result.losses[2:]
+    assert result.steps == 4
     assert sum(second_epoch) < 0.75 * sum(first_epoch)
 
 
 def test_progress_is_reported_after_every_step(trained):
     result, calls = trained
-    assert [(done, total) for done, total, _ in calls] == [(i, 6) for i in range(1, 7)]
+    assert [(done, total) for done, total, _ in calls] == [(i, 4) for i in range(1, 5)]
     assert [loss for _, _, loss in calls] == result.losses
 
 
@@ -74,10 +74,10 @@ def test_the_same_seed_gives_the_same_losses(trained, data_file, base_model, tmp
         data_file,
         base=base_model,
         out=tmp_path / "again",
-        settings=SETTINGS.model_copy(update={"steps": 2}),
+        settings=SETTINGS.model_copy(update={"steps": 1}),
         eval_settings=EvalSettings(),
     )
-    assert again.losses == result.losses[:2]
+    assert again.losses == result.losses[:1]
 
 
 def test_the_folder_holds_weights_tokenizer_template_and_manifest(trained, data_file):
@@ -91,11 +91,11 @@ def test_the_folder_holds_weights_tokenizer_template_and_manifest(trained, data_
     assert config["dtype"] == "float32"
     manifest = json.loads((out / MANIFEST_NAME).read_text(encoding="utf-8"))
     assert manifest["data"]["sha256"] == hashlib.sha256(data_file.read_bytes()).hexdigest()
-    assert manifest["data"]["samples_used"] == 12
-    assert manifest["data"]["with_rationale"] == 4  # samples 0, 3, 6 and 9
+    assert manifest["data"]["samples_used"] == 4
+    assert manifest["data"]["with_rationale"] == 2  # samples 0 and 3
     assert manifest["losses"] == result.losses
     assert manifest["seed"] == 3
-    assert manifest["settings"]["batch_size"] == 4
+    assert manifest["settings"]["batch_size"] == 2
     assert manifest["trainable_parameters"] == manifest["total_parameters"]  # full fine-tune
 
 
@@ -121,12 +121,13 @@ def test_vllm_serves_the_fine_tuned_folder(trained):
     assert reply["choices"][0]["message"]["content"].strip() != ""
 
 
-def test_the_cli_trains_with_lora_and_saves_merged_plain_weights(tmp_path, base_model):
+def test_the_cli_trains_with_lora_and_saves_merged_plain_weights(tmp_path, tiny_model):
     pytest.importorskip("peft")
     from safetensors import safe_open
 
     data = tmp_path / "train.jsonl"
     write_jsonl_atomic(data, tomi_style_samples(4))
+    base_model = tiny_model  # the same architecture, small enough to train in seconds
     out = tmp_path / "cli-lora"
     config = tmp_path / "c.yaml"
     config.write_text("server: embedded\n", encoding="utf-8")  # no train section: defaults
