@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 
 import pytest
 
+from tests.browser import CHROMIUM_FLAGS, chromium, dump_dom
 from tests.evaluation.conftest import external_settings
 from tomflywheel._io import write_jsonl_atomic
 from tomflywheel.config import DatasetRef
@@ -16,28 +16,11 @@ from tomflywheel.schema import Answer, Sample
 
 pytestmark = pytest.mark.vllm
 
-CHROMIUM_FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 HOSTILE = "Ann put the key in the box.</script><img src=x onerror=\"document.title='pwned'\">"
 
 
-def _chromium() -> str:
-    path = shutil.which("chromium") or shutil.which("chromium-browser")
-    if path is None:
-        pytest.skip("Debian's chromium is not installed (scripts/setup-test-tools.sh installs it)")
-    return path
-
-
 def test_report_renders_and_escapes_dataset_text(slices, vllm_base_url, tmp_path):
-    chromium = _chromium()
+    browser = chromium()
     hostile = tmp_path / "hostile.jsonl"
     write_jsonl_atomic(
         hostile,
@@ -73,20 +56,7 @@ def test_report_renders_and_escapes_dataset_text(slices, vllm_base_url, tmp_path
     write_experiment_report(summary.experiment)
     report = summary.experiment.report_path
     profile = tmp_path / "profile"
-    dom = subprocess.run(
-        [
-            chromium,
-            *CHROMIUM_FLAGS,
-            f"--user-data-dir={profile}",
-            "--virtual-time-budget=3000",
-            "--dump-dom",
-            report.as_uri(),
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=120,
-    ).stdout
+    dom = dump_dom(report, profile)
     assert "<title>tomflywheel · exp</title>" in dom  # the page script did not retitle it
     assert 'id="sample-list"><tr>' in dom  # rows were built by the page script
     assert "<img" not in dom  # the story's tag stayed text...
@@ -99,7 +69,7 @@ def test_report_renders_and_escapes_dataset_text(slices, vllm_base_url, tmp_path
     screenshot = tmp_path / "report.png"
     subprocess.run(
         [
-            chromium,
+            browser,
             *CHROMIUM_FLAGS,
             f"--user-data-dir={profile}",
             "--window-size=1280,1600",

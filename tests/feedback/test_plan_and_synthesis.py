@@ -177,3 +177,42 @@ def test_exports_render_chat_messages_as_evaluation_prompts(tmp_path):
     shared = json.loads((tmp_path / "s.json").read_text())
     assert [t["from"] for t in shared[0]["conversations"]] == ["system", "human", "gpt"]
     assert shared[0]["conversations"][-1]["value"] == samples[0].answer.correct_answers[0]
+
+
+def test_the_benchmarks_convention_is_a_plan_choice_recorded_and_verified():
+    principled = build_plan(_diagnoses(), TASKS, FeedbackSettings(budget=60))
+    convention = build_plan(
+        _diagnoses(), TASKS, FeedbackSettings(budget=60, answer_profile="benchmark")
+    )
+    assert all("profile" not in item.params for item in principled.items)  # plans as before
+    by_generator = {item.generator: item for item in convention.items}
+    assert by_generator["tomi"].params["profile"] == "tomi"
+    assert "profile tomi" in by_generator["tomi"].why
+    assert all(
+        "profile" not in item.params for item in convention.items if item.generator != "tomi"
+    )
+    assert convention.plan_id != principled.plan_id
+    tomi_items = [item for item in convention.items if item.generator == "tomi"]
+    plan = convention.model_copy(update={"items": tomi_items})
+    samples = synthesize(plan)
+    assert samples and all(s.meta["trace"]["profile"] == "tomi" for s in samples)
+    assert all(verify_sample(s).ok for s in samples)  # re-derived under the recorded profile
+    # Same stories, other labels on some second-order no-ToM items: the convention matters.
+    principled_plan = plan.model_copy(
+        update={
+            "items": [
+                item.model_copy(
+                    update={"params": {k: v for k, v in item.params.items() if k != "profile"}}
+                )
+                for item in tomi_items
+            ]
+        }
+    )
+    gold = {(s.story, s.question): s.answer.correct_answers[0] for s in synthesize(principled_plan)}
+    differing = [
+        s
+        for s in samples
+        if gold.get((s.story, s.question), s.answer.correct_answers[0])
+        != s.answer.correct_answers[0]
+    ]
+    assert differing and all(s.meta["question_type"].startswith("second_order") for s in differing)

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from tests.browser import dump_dom
 from tomflywheel.config import Settings, parse_settings
 from tomflywheel.feedback import SynthesisPlan, synthesize
 from tomflywheel.filter import ContaminationIndex
@@ -107,6 +108,21 @@ def test_no_admitted_sample_copies_an_evaluation_item(one_round):
     index = ContaminationIndex.build(settings.filter.dedup, sorted(EVAL.glob("*.jsonl")))
     admitted = read_samples(settings.flywheel.train_dir / f"{result.manifest.train_name}.jsonl")
     assert [s.id for s in admitted if index.match(s) is not None] == []
+
+
+def test_the_run_report_shows_the_shortcut_audit_in_the_browser(one_round, tmp_path):
+    _, result = one_round
+    summary = json.loads((result.run_dir / "round_1" / "summary.json").read_text())
+    audit = summary["admission_audit"]
+    assert set(audit) >= {"this_round", "admitted"}
+    assert all("shortcuts" in entry for entry in summary["accuracy"].values())
+    dom = dump_dom(result.report, tmp_path / "profile")
+    section = dom[dom.index("<h2>Shortcut audit</h2>") :]
+    assert "Which shortcut explains the model's answers" in section
+    assert all(f"<td>{dataset}</td>" in section for dataset in summary["accuracy"])
+    assert "Admitted data: shortcuts above chance" in section
+    flagged = "; ".join(audit["admitted"]["flagged"]) or "none"
+    assert f"<td>{flagged}</td>" in section
 
 
 def test_a_run_killed_during_feedback_resumes_without_repeating_work(vllm_base_url, tmp_path):

@@ -12,7 +12,6 @@ import sys
 import time
 from pathlib import Path
 
-import httpx
 import pytest
 
 from tomflywheel.llm import free_port
@@ -55,13 +54,6 @@ def _wait_until(condition, what: str, limit_s: float = 900.0) -> None:
         time.sleep(0.5)
 
 
-def _answers(port: int) -> bool:
-    try:
-        return httpx.get(f"http://127.0.0.1:{port}/v1/models", timeout=2).status_code == 200
-    except httpx.HTTPError:
-        return False
-
-
 def _binding(pid: int) -> str | None:
     environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
     for item in environ:
@@ -83,8 +75,10 @@ def test_two_servers_started_at_once_get_their_own_cores_and_sigterm_leaves_no_p
         for port in ports
     ]
     try:
-        _wait_until(lambda: all(_answers(port) for port in ports), "both servers ready")
-        guards = [_children(serve.pid)[0] for serve in serves]
+        # Both engines started (guard, API server and engine core in each group): the cores were
+        # chosen at launch, and a SIGTERM while the engines load must still leave nothing.
+        _wait_until(lambda: _engines_started(serves), "both engines started")
+        guards = _guards_of(serves)
         servers = [_children(guard)[0] for guard in guards]
         bindings = [_binding(pid) for pid in servers]
         assert None not in bindings and bindings[0] != bindings[1], bindings
@@ -95,6 +89,17 @@ def test_two_servers_started_at_once_get_their_own_cores_and_sigterm_leaves_no_p
     finally:
         for serve in serves:
             serve.kill()
+
+
+def _guards_of(serves: list[subprocess.Popen]) -> list[int]:
+    """The guard of each ``serve`` command (its one child), once every guard is there."""
+    found = [_children(serve.pid) for serve in serves]
+    return [children[0] for children in found] if all(found) else []
+
+
+def _engines_started(serves: list[subprocess.Popen]) -> bool:
+    guards = _guards_of(serves)
+    return len(guards) == len(serves) and all(len(_group(guard)) >= 3 for guard in guards)
 
 
 def _cmdline(pid: int) -> bytes:

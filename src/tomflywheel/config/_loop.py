@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field
 
@@ -38,6 +39,10 @@ class FeedbackSettings(Strict):
     orders 0-4, tgtom's twelve types), so false beliefs come with true-belief twins."""
     diversity: float = Field(default=0.3, ge=0.0, le=1.0)
     """Share of sentences rendered with non-benchmark phrasings."""
+    answer_profile: Literal["principled", "benchmark"] = "principled"
+    """Answer rules of synthesized stories: the engine's ``principled`` default, or the
+    ``benchmark``'s own labelling convention where a generator imitating it has one (ToMi's
+    second-order no-ToM items differ). Recorded in each plan item's parameters."""
     rationale: bool = True
     """Attach a step-by-step rationale derived from the trace to each symbolic sample."""
     seed: int = 0

@@ -169,6 +169,10 @@ def build_plan(
             params = {k: v for k, v in params.items() if k not in generator.family}
             why += ", every story with its complete question family"
         params = {**params, "controls": settings.controls, "diversity": settings.diversity}
+        imitated = any(task.startswith(prefix) for prefix in generator.serves)
+        if settings.answer_profile == "benchmark" and generator.benchmark_profile and imitated:
+            params["profile"] = generator.benchmark_profile
+            why += f", answers by the benchmark's convention (profile {params['profile']})"
         members = cells[key]
         ids = [
             (case_ids or {}).get((d.dataset, d.sample_id, d.trial), f"{d.dataset}/{d.sample_id}")

@@ -72,11 +72,17 @@ def answer_candidates(story: Story, spec: QuestionSpec) -> list[str]:
 
 
 def build_sample(
-    generator: Generator, params: GeneratorParams, story_index: int, draft: SampleDraft
+    generator: Generator,
+    params: GeneratorParams,
+    story_index: int,
+    draft: SampleDraft,
+    *,
+    profile: str = "default",
 ) -> Sample:
     """Turn a draft into a normalized sample with its trace.
 
-    The samples of one story share its (read-only) event list in their traces.
+    The samples of one story share its (read-only) event list in their traces; ``profile`` is
+    the rule profile that derived the answer (verification derives it again under the same).
     """
     render = draft.render or {"key": f"{params.seed}:{story_index}", "diversity": params.diversity}
     trace = make_trace(
@@ -89,6 +95,7 @@ def build_sample(
         spec=draft.spec,
         answer=draft.answer,
         render=render,
+        profile=profile,
     )
     gold = answer_text(draft.answer)
     meta = {"dataset": generator.dataset, "split": "synthetic", **draft.meta}

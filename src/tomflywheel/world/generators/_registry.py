@@ -69,6 +69,9 @@ class Generator:
     """Parameters whose defaults give every story its complete question family (ToMi's six
     types, Hi-ToM's orders 0-4, tgtom's twelve types): a plan asking for whole families drops
     them from the aimed parameters."""
+    benchmark_profile: str | None = None
+    """The rule profile that reproduces the imitated benchmark's own labels (its ``profile``
+    parameter), for plans that ask for the benchmark's convention instead of the principled one."""
 
     def __call__(
         self, params: GeneratorParams | Mapping[str, Any] | None = None, /, **overrides: Any

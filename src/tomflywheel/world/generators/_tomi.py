@@ -6,7 +6,8 @@ distractor sentences ("Isla dislikes the hall") are mixed in. Questions carry To
 ``memory``, ``reality``, ``first_order_0_tom`` ... where ``_0`` asks about the mover, ``_1``
 about the other agent, and ``_tom`` marks a belief that differs from reality. Orders above two
 use alternating chains (``third_order_0_no_tom``: mover thinks other thinks mover ...).
-Answers follow the principled default profile.
+Answers follow the principled default profile, or ToMi's own labelling convention with
+``profile="tomi"`` (the plan's ``answer_profile: benchmark``).
 """
 
 from __future__ import annotations
@@ -48,6 +49,9 @@ class TomiParams(GeneratorParams):
     """Up to this many distractor sentences per story."""
     third_agent: bool = True
     """Let a third agent enter (and maybe leave) the room or another one, as ToMi does."""
+    profile: Literal["default", "tomi"] = "default"
+    """Answer rules: the engine's principled ``default``, or ``tomi`` (the benchmark's
+    generator convention, which differs on second-order no-ToM items)."""
 
 
 def _story(params: TomiParams, index: int) -> tuple[Story, str, tuple[str, str], str]:
@@ -113,8 +117,8 @@ def _samples(params: TomiParams) -> Iterator[Sample]:
         specs = _specs(params.orders, pair, obj)
         yield from _drafts(params, index, story, story_type, specs, control=False)
         if params.controls:
-            beliefs = [spec for spec in specs if is_false_belief(story, spec)]
-            twin = control_twin(story, beliefs) if beliefs else None
+            beliefs = [spec for spec in specs if is_false_belief(story, spec, params.profile)]
+            twin = control_twin(story, beliefs, params.profile) if beliefs else None
             if twin is not None:
                 yield from _drafts(params, index, twin, story_type, beliefs, control=True)
 
@@ -128,8 +132,8 @@ def _drafts(
     *,
     control: bool,
 ) -> Iterator[Sample]:
-    reality = answer_many(story, [QuestionSpec("reality", specs[0].subject)])[0]
-    answers = answer_many(story, specs)
+    reality = answer_many(story, [QuestionSpec("reality", specs[0].subject)], params.profile)[0]
+    answers = answer_many(story, specs, params.profile)
     text = render_story(
         story, key=f"{params.seed}:{index}", diversity=params.diversity, style="tomi"
     )
@@ -151,7 +155,7 @@ def _drafts(
                 "tom": spec.kind == "belief" and answer != reality,
             },
         )
-        yield build_sample(TOMI, params, index, draft)
+        yield build_sample(TOMI, params, index, draft, profile=params.profile)
 
 
 def _aim(
@@ -187,6 +191,7 @@ TOMI = register(
         description="ToMi-style stories: memory, reality and belief questions of any order.",
         aim=_aim,
         family=("orders",),
+        benchmark_profile="tomi",
         serves=("tomi",),
         default=True,
     )
