@@ -22,6 +22,7 @@ CPU time of each budget.
 
     python bench/closed_loop.py                            # the CPU default (one budget)
     python bench/closed_loop.py --budgets 250,500,1000     # the learning curve
+    python bench/closed_loop.py --answer-profile benchmark # ToMi's convention in synthesis
 """
 
 from __future__ import annotations
@@ -137,6 +138,7 @@ def config(work: Path, paths: dict[str, Path], args: argparse.Namespace, budget:
             "min_per_weakness": 4,
             "cross_check_rate": 0.0,
             "max_llm_diagnoses": 0,
+            "answer_profile": args.answer_profile,
         },
         "filter": {
             "rubric": {"min_clarity": 1, "min_solvability": 1, "require_tom": False},
@@ -153,12 +155,17 @@ def config(work: Path, paths: dict[str, Path], args: argparse.Namespace, budget:
         },
         "flywheel": {
             "runs_dir": str(work / "runs"),
-            "train_dir": str(work / f"train_{budget}"),
+            "train_dir": str(work / f"train_{budget}{_suffix(args)}"),
             "train": True,
             "filter_llm": False,
             "heldout": [{"path": str(paths[name]), "judge": "rules"} for name in heldout],
         },
     }
+
+
+def _suffix(args: argparse.Namespace) -> str:
+    """Run-folder suffix of the answer-profile setting (none for the principled default)."""
+    return "" if args.answer_profile == "principled" else f"_{args.answer_profile}"
 
 
 def paired_lift(before: dict[str, bool], after: dict[str, bool]) -> tuple[float, float, float]:
@@ -264,6 +271,12 @@ def main() -> None:
     parser.add_argument("--micro-batch", type=int, default=4, help="samples per forward pass")
     parser.add_argument("--max-length", type=int, default=640, help="longest training sample")
     parser.add_argument("--learning-rate", type=float, default=5e-5)
+    parser.add_argument(
+        "--answer-profile",
+        choices=("principled", "benchmark"),
+        default="principled",
+        help="answer rules of synthesized ToMi-style stories (feedback.answer_profile)",
+    )
     parser.add_argument("--concurrency", type=int, default=8)
     parser.add_argument("--base-url", help="evaluate the base model on an existing server")
     parser.add_argument("--model", default="smollm2-135m-instruct")
@@ -278,12 +291,14 @@ def main() -> None:
         print(
             f"closed loop on SmolLM2-135M-Instruct: seeds {args.seeds} ToMi val + "
             f"{args.seeds // 2} Hi-ToM; held-out {args.tomi} ToMi test, {args.hitom} Hi-ToM, "
-            f"{args.bigtom} BigToM; rules and log-prob scoring only"
+            f"{args.bigtom} BigToM; rules and log-prob scoring only; "
+            f"synthetic answers: {args.answer_profile}"
         )
         for budget in (int(b) for b in args.budgets.split(",")):
             settings = parse_settings(yaml.safe_dump(config(work, paths, args, budget)))
             started = time.perf_counter()
-            result = run_flywheel(settings, run_dir=work / "runs" / f"budget_{budget}")
+            run_dir = work / "runs" / f"budget_{budget}{_suffix(args)}"
+            result = run_flywheel(settings, run_dir=run_dir)
             wall = time.perf_counter() - started
             summary: dict[str, Any] = result.rounds[0]
             report(result.run_dir, budget, summary["filter"]["admitted"], wall)
