@@ -57,6 +57,14 @@ def group_rows(
     if not rows:
         return []
     ray = import_ray()
-    dataset = ray.data.from_items(list(rows), override_num_blocks=max(1, partitions))
-    grouped = dataset.groupby(key, num_partitions=max(1, partitions))
-    return list(grouped.map_groups(fn, batch_format="numpy").iter_rows())
+    context = ray.data.DataContext.get_current()
+    before = context.shuffle_strategy
+    # The sort-based shuffle starts no aggregator actors: for rows this small (a story id and
+    # its shingles per band) it is several times faster than the default hash shuffle.
+    context.shuffle_strategy = ray.data.context.ShuffleStrategy.SORT_SHUFFLE_PULL_BASED
+    try:
+        dataset = ray.data.from_items(list(rows), override_num_blocks=max(1, partitions))
+        grouped = dataset.groupby(key, num_partitions=max(1, partitions))
+        return list(grouped.map_groups(fn, batch_format="numpy").iter_rows())
+    finally:
+        context.shuffle_strategy = before
