@@ -44,7 +44,7 @@ def test_the_flag_overrides_the_config(tmp_path):
 
 
 @pytest.mark.parametrize(
-    "command", [["feedback"], ["feedback", "synthesize"], ["filter"], ["flywheel"]]
+    "command", [["eval"], ["feedback"], ["feedback", "synthesize"], ["filter"], ["flywheel"]]
 )
 def test_stage_commands_take_the_executor_flag(command):
     result = CliRunner().invoke(app, [*command, "--help"], terminal_width=200)

@@ -57,7 +57,8 @@ ExecutorOption = Annotated[
     ExecutorChoice | None,
     typer.Option(
         "--executor",
-        help="Where synthesis and the filter's per-sample work run: local or ray "
+        help="Where synthesis, the filter's per-sample work and evaluation requests run: "
+        "local or ray "
         "(default: executor in the config; ray settings: the config's ray section).",
     ),
 ]

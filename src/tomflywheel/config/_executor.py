@@ -9,7 +9,8 @@ from pydantic import Field
 from tomflywheel.config._base import Strict
 
 Executor = Literal["local", "ray"]
-"""``local``: this process; ``ray``: synthesis and the filter's per-sample work on Ray."""
+"""``local``: this process; ``ray``: synthesis, the filter's per-sample work and the
+evaluation's requests on Ray."""
 
 
 class RaySettings(Strict):
@@ -25,3 +26,6 @@ class RaySettings(Strict):
     """Stories per synthesis block: the unit of work and of resume (one part file each)."""
     filter_block: int = Field(default=256, ge=1)
     """Candidates per filter block."""
+    eval_block: int = Field(default=64, ge=1)
+    """(sample, trial) pairs per evaluation block: each block's predictions are appended as
+    soon as it finishes."""
