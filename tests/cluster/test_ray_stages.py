@@ -154,3 +154,15 @@ def test_a_killed_ray_synthesis_resumes_without_redoing_blocks(ray_cluster: RayS
     write_jsonl_atomic(tmp_path / "resumed.jsonl", resumed)
     write_jsonl_atomic(tmp_path / "local.jsonl", synthesize(plan))
     assert (tmp_path / "resumed.jsonl").read_bytes() == (tmp_path / "local.jsonl").read_bytes()
+
+
+def test_the_feedback_stage_synthesizes_on_ray_when_told(ray_cluster: RaySettings, tmp_path):
+    from tomflywheel.feedback._stage import FeedbackSummary, _synthesize_on_ray
+
+    plan = _plan(120)
+    settings = Settings(executor="ray", ray=ray_cluster)
+    summary = FeedbackSummary(folder=tmp_path)
+    made = _synthesize_on_ray(settings, plan, summary)
+    assert [s.model_dump_json() for s in made] == [s.model_dump_json() for s in synthesize(plan)]
+    assert summary.notes and summary.notes[0].startswith("ray: ")
+    assert not parts_dir(tmp_path, plan, ray_cluster.synthesis_block, True).exists()
