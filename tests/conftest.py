@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
-from tomflywheel.config import EmbeddedServerSettings, LLMSettings
+from tomflywheel.config import EmbeddedServerSettings, LLMSettings, RaySettings
 
 ROOT = Path(__file__).resolve().parents[1]
 BENCHMARKS_ENV = "TOMFLYWHEEL_BENCHMARKS"
@@ -78,3 +78,18 @@ def llm_settings(vllm_base_url: str, tmp_path: Path) -> LLMSettings:
         backoff_max_s=1.0,
         cache_path=tmp_path / "requests.sqlite",
     )
+
+
+@pytest.fixture(scope="session")
+def ray_cluster() -> Iterator[RaySettings]:
+    """One local Ray with 2 CPUs for the whole session (stages reuse it); skips without Ray."""
+    try:
+        import ray
+        import ray.data
+    except ImportError:
+        pytest.skip("Ray is not installed (pip install tomflywheel[ray])")
+    from tomflywheel.cluster import ray_session
+
+    settings = RaySettings(num_cpus=2)
+    with ray_session(settings):
+        yield settings.model_copy(update={"address": ray.get_runtime_context().gcs_address})

@@ -18,7 +18,7 @@ LAYERS: tuple[frozenset[str], ...] = (
     frozenset({"errors", "_rng"}),
     frozenset({"_io", "_registry", "progress", "stats"}),
     frozenset({"schema", "config"}),
-    frozenset({"llm", "world"}),
+    frozenset({"llm", "world", "cluster"}),
     frozenset({"asking"}),
     frozenset({"datasets"}),
     frozenset({"artifacts", "audit"}),

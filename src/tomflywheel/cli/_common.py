@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import enum
 import logging
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -45,9 +46,30 @@ def setup_logging(verbose: int) -> None:
         logging.getLogger(noisy).setLevel(logging.WARNING if verbose < 2 else logging.DEBUG)
 
 
-def load(config: Path | None) -> Settings:
-    """Load the config file (the default one when none is given)."""
-    return load_settings(config or DEFAULT_CONFIG)
+class ExecutorChoice(enum.StrEnum):
+    """Values of ``--executor``."""
+
+    local = "local"
+    ray = "ray"
+
+
+ExecutorOption = Annotated[
+    ExecutorChoice | None,
+    typer.Option(
+        "--executor",
+        help="Where synthesis, the filter's per-sample work and evaluation requests run: "
+        "local or ray "
+        "(default: executor in the config; ray settings: the config's ray section).",
+    ),
+]
+
+
+def load(config: Path | None, executor: ExecutorChoice | None = None) -> Settings:
+    """Load the config file (the default one when none is given); ``--executor`` overrides."""
+    settings = load_settings(config or DEFAULT_CONFIG)
+    if executor is not None:
+        settings = settings.model_copy(update={"executor": executor.value})
+    return settings
 
 
 def status(message: str) -> None:

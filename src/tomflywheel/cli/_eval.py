@@ -9,7 +9,15 @@ import typer
 from rich.markup import escape
 
 from tomflywheel.artifacts import experiment_settings
-from tomflywheel.cli._common import ConfigOption, load, out, rich_progress, status, with_flags
+from tomflywheel.cli._common import (
+    ConfigOption,
+    ExecutorOption,
+    load,
+    out,
+    rich_progress,
+    status,
+    with_flags,
+)
 from tomflywheel.config import DEFAULT_CONFIG, ScoringBackend
 from tomflywheel.evaluation import (
     STAGES,
@@ -175,6 +183,7 @@ def eval_command(
             help="Sentence tasks: also write predictions grouped by UID.",
         ),
     ] = None,
+    executor: ExecutorOption = None,
 ) -> None:
     """Predict, judge, score and report the configured (or given) datasets; resumable."""
     stages = tuple(stage or STAGES)
@@ -212,6 +221,8 @@ def eval_command(
         },
     )
     settings = settings.model_copy(update={"eval": evaluation})
+    if executor is not None:
+        settings = settings.model_copy(update={"executor": executor.value})
     summary = run_evaluation(
         settings,
         datasets=dataset,

@@ -7,7 +7,15 @@ from typing import Annotated
 
 import typer
 
-from tomflywheel.cli._common import ConfigOption, load, out, rich_progress, status
+from tomflywheel.cli._common import (
+    ConfigOption,
+    ExecutorChoice,
+    ExecutorOption,
+    load,
+    out,
+    rich_progress,
+    status,
+)
 from tomflywheel.config import DEFAULT_CONFIG, Settings
 from tomflywheel.feedback import FeedbackSummary, run_feedback
 from tomflywheel.report import error_profile_table, plan_table
@@ -20,8 +28,8 @@ feedback_app = typer.Typer(
 ExpOption = Annotated[Path, typer.Option("--exp", help="Experiment folder (results/<exp_id>).")]
 
 
-def _settings(config: Path, **updates: object) -> Settings:
-    settings = load(config)
+def _settings(config: Path, executor: ExecutorChoice | None = None, **updates: object) -> Settings:
+    settings = load(config, executor)
     changes = {k: v for k, v in updates.items() if v is not None}
     return settings.model_copy(update={"feedback": settings.feedback.model_copy(update=changes)})
 
@@ -56,6 +64,7 @@ def feedback_command(
     budget: Annotated[
         int | None, typer.Option(min=0, help="Candidates to synthesize (default: feedback.budget).")
     ] = None,
+    executor: ExecutorOption = None,
 ) -> None:
     """Diagnose and synthesize in one go (or use the diagnose / synthesize subcommands)."""
     if ctx.invoked_subcommand is not None:
@@ -64,7 +73,10 @@ def feedback_command(
         raise typer.BadParameter("--exp is required", param_hint="--exp")
     _render(
         run_feedback(
-            _settings(config, budget=budget), exp, progress=rich_progress, on_status=status
+            _settings(config, executor, budget=budget),
+            exp,
+            progress=rich_progress,
+            on_status=status,
         )
     )
 
@@ -111,9 +123,15 @@ def synthesize_command(
             help="Also ask the LLM for new stories (default: feedback.free_form).",
         ),
     ] = None,
+    executor: ExecutorOption = None,
 ) -> None:
     """Plan from the diagnoses and synthesize candidates with lineage (diagnoses first)."""
     settings = _settings(
-        config, budget=budget, adversarial=adversarial, naturalize=naturalize, free_form=free_form
+        config,
+        executor,
+        budget=budget,
+        adversarial=adversarial,
+        naturalize=naturalize,
+        free_form=free_form,
     )
     _render(run_feedback(settings, exp, progress=rich_progress, on_status=status))

@@ -9,7 +9,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from tomflywheel.cli._common import ConfigOption, err, load, out, status
+from tomflywheel.cli._common import ConfigOption, ExecutorOption, err, load, out, status
 from tomflywheel.config import DEFAULT_CONFIG
 from tomflywheel.filter import REASONS, FilterSummary, run_filter
 from tomflywheel.report import progress_bar
@@ -118,9 +118,10 @@ def filter_command(
         Path,
         typer.Option(file_okay=False, help="Evaluation sets the contamination guard protects."),
     ] = Path("datasets"),
+    executor: ExecutorOption = None,
 ) -> None:
     """Check, verify, deduplicate, repair and admit training data; resumable, never twice."""
-    settings = load(config)
+    settings = load(config, executor)
     filter_settings = settings.filter
     label = name or input_path.stem
     with progress_bar(f"filter {label}", console=err) as update:

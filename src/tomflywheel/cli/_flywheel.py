@@ -9,7 +9,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from tomflywheel.cli._common import ConfigOption, load, out, rich_progress, status
+from tomflywheel.cli._common import ConfigOption, ExecutorOption, load, out, rich_progress, status
 from tomflywheel.config import DEFAULT_CONFIG
 from tomflywheel.flywheel import run_flywheel
 from tomflywheel.report import lift_rows
@@ -58,9 +58,10 @@ def flywheel_command(
             "(default: flywheel.train).",
         ),
     ] = None,
+    executor: ExecutorOption = None,
 ) -> None:
     """Evaluate, diagnose, synthesize, filter and admit, round after round (resumable)."""
-    settings = load(config)
+    settings = load(config, executor)
     if train is not None:
         flywheel = settings.flywheel.model_copy(update={"train": train})
         settings = settings.model_copy(update={"flywheel": flywheel})

@@ -26,6 +26,7 @@ from tomflywheel.config._eval import (
     SliceMode,
     TemplateSettings,
 )
+from tomflywheel.config._executor import Executor, RaySettings
 from tomflywheel.config._filter import (
     AuditSettings,
     ContaminationSettings,
@@ -73,6 +74,7 @@ __all__ = [
     "DedupSettings",
     "EmbeddedServerSettings",
     "EvalSettings",
+    "Executor",
     "FeedbackSettings",
     "FilterSettings",
     "FlywheelSettings",
@@ -83,6 +85,7 @@ __all__ = [
     "LimitSettings",
     "LogprobSettings",
     "LoraSettings",
+    "RaySettings",
     "RepairSettings",
     "RubricSettings",
     "ScoringBackend",

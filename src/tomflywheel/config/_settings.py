@@ -18,6 +18,7 @@ from tomflywheel.config._base import (
     Strict,
 )
 from tomflywheel.config._eval import EvalSettings, JudgeSettings
+from tomflywheel.config._executor import Executor, RaySettings
 from tomflywheel.config._filter import FilterSettings
 from tomflywheel.config._llm import EmbeddedServerSettings, LLMSettings
 from tomflywheel.config._loop import FeedbackSettings, FlywheelSettings
@@ -46,6 +47,10 @@ class Settings(Strict):
     """Supervised fine-tuning on admitted data."""
     flywheel: FlywheelSettings = Field(default_factory=FlywheelSettings)
     """The loop."""
+    executor: Executor = "local"
+    """Where synthesis and the filter's per-sample work run: ``local`` or ``ray``."""
+    ray: RaySettings = Field(default_factory=RaySettings)
+    """The Ray cluster of the ``ray`` executor."""
 
     def snapshot(self) -> dict[str, Any]:
         """The settings as plain data for ``results/<exp>/config.yaml``; secrets are left out."""

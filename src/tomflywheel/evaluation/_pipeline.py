@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -26,6 +27,7 @@ from tomflywheel.artifacts import (
 )
 from tomflywheel.asking import JudgeContext, Predictor, build_judge
 from tomflywheel.audit import audit_items, audit_predictions
+from tomflywheel.cluster import ray_session
 from tomflywheel.config import EvalSettings, LLMSettings, Settings
 from tomflywheel.errors import ConfigError
 from tomflywheel.evaluation._identity import judge_identity
@@ -41,6 +43,7 @@ from tomflywheel.evaluation._predict import (
     pending_predictions,
     run_predictions,
 )
+from tomflywheel.evaluation._predict_ray import predict_on_ray
 from tomflywheel.evaluation._select import select_datasets
 from tomflywheel.evaluation._uid_outputs import write_uid_outputs
 from tomflywheel.llm import (
@@ -157,7 +160,10 @@ def run_evaluation(
     elif judge_llm and settings.judge.llm is not None:
         preflight(settings.judge.llm, {"chat"})
     if served or judge_llm:
-        with llm_endpoint(settings, on_status, needs=needs) as llm:
+        cluster = (
+            ray_session(settings.ray) if settings.executor == "ray" and served else nullcontext()
+        )
+        with llm_endpoint(settings, on_status, needs=needs) as llm, cluster:
             asyncio.run(
                 _run_llm_stages(
                     settings, llm, loaded, experiment, stages, outcomes, summary, progress
@@ -189,7 +195,7 @@ async def _run_llm_stages(
                 if _scored_in_process(settings, dataset):
                     continue
                 await _predict_one(
-                    settings.eval, client, dataset, experiment, outcomes[dataset.label], progress
+                    settings, client, dataset, experiment, outcomes[dataset.label], progress
                 )
         if "judge" in stages and settings.judge.llm is None:
             await _judge_all(settings, client, loaded, experiment, outcomes, progress)
@@ -201,28 +207,39 @@ async def _run_llm_stages(
 
 
 async def _predict_one(
-    settings: EvalSettings,
+    all_settings: Settings,
     client: ContentClient,
     dataset: LoadedDataset,
     experiment: Experiment,
     outcome: DatasetOutcome,
     progress: ProgressFactory,
 ) -> None:
+    settings = all_settings.eval
     work = pending_predictions(dataset, experiment, settings.trials)
     total = len(dataset.samples) * settings.trials
     outcome.prediction_skipped = total - len(work)
     if not work:
         return
-    predictor = Predictor(
-        client=client, settings=settings, task=dataset.task, logprob=dataset.judge == "logprob"
-    )
     with progress(f"predict {dataset.label}", skipped=outcome.prediction_skipped) as update:
+        on_progress = offset_progress(update, outcome.prediction_skipped, total)
+        if all_settings.executor == "ray":
+            outcome.predicted, usage = await asyncio.to_thread(
+                predict_on_ray,
+                client.settings,
+                settings,
+                dataset,
+                experiment,
+                work,
+                block=all_settings.ray.eval_block,
+                on_progress=on_progress,
+            )
+            client.stats.add(usage)
+            return
+        predictor = Predictor(
+            client=client, settings=settings, task=dataset.task, logprob=dataset.judge == "logprob"
+        )
         outcome.predicted = await run_predictions(
-            dataset,
-            experiment,
-            work,
-            predictor,
-            on_progress=offset_progress(update, outcome.prediction_skipped, total),
+            dataset, experiment, work, predictor, on_progress=on_progress
         )
 
 

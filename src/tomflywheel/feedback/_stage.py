@@ -16,6 +16,7 @@ from typing import Any
 
 from tomflywheel._io import atomic_write_json, write_jsonl_atomic
 from tomflywheel.artifacts import Experiment, load_saved_datasets
+from tomflywheel.cluster import ray_session
 from tomflywheel.config import LLMSettings, Settings
 from tomflywheel.datasets import task_for_sample
 from tomflywheel.feedback._adversarial import adversarial_select
@@ -28,6 +29,7 @@ from tomflywheel.feedback._plan import SynthesisPlan, build_plan
 from tomflywheel.feedback._profile import error_profile
 from tomflywheel.feedback._roles import sample_role
 from tomflywheel.feedback._synthesize import synthesize
+from tomflywheel.feedback._synthesize_ray import synthesize_on_ray
 from tomflywheel.llm import ContentClient, StructureClient, llm_endpoint
 from tomflywheel.progress import ProgressFactory
 from tomflywheel.schema import Diagnosis, Sample
@@ -181,6 +183,8 @@ async def _synthesize(
         summary.notes.append(
             f"adversarial: asked {report.asked}, failed {report.failed}, kept {report.kept}"
         )
+    elif settings.executor == "ray":
+        candidates = _synthesize_on_ray(settings, plan, summary)
     else:
         candidates = synthesize(plan, with_rationale=config.rationale)
     if config.naturalize and client is not None:
@@ -211,3 +215,21 @@ async def _synthesize(
     export_chat_jsonl(tasked, paths[1], settings.eval, with_rationale=config.rationale)
     export_sharegpt(tasked, paths[2], settings.eval, with_rationale=config.rationale)
     summary.files += [folder / "plan.json", *paths]
+
+
+def _synthesize_on_ray(
+    settings: Settings, plan: SynthesisPlan, summary: FeedbackSummary
+) -> list[Sample]:
+    """Symbolic synthesis on Ray (resumable block by block); the local executor's bytes."""
+    with ray_session(settings.ray):
+        candidates, blocks = synthesize_on_ray(
+            plan,
+            summary.folder,
+            block=settings.ray.synthesis_block,
+            with_rationale=settings.feedback.rationale,
+        )
+    summary.notes.append(
+        f"ray: {blocks.total} synthesis blocks, {blocks.computed} computed, "
+        f"{blocks.reused} reused from an earlier run"
+    )
+    return candidates

@@ -25,10 +25,15 @@ def lineage(plan: SynthesisPlan, item: PlanItem, sample: Sample) -> dict[str, An
     }
 
 
-def stream_item(item: PlanItem, *, stories: int | None = None) -> Iterator[Sample]:
-    """The generator's samples for a plan item (lazily; at most ``stories`` stories)."""
+def story_limit(item: PlanItem) -> int:
+    """The most stories a plan item may use (every story yields at least one sample)."""
+    return max(item.count, 1)
+
+
+def stream_item(item: PlanItem, *, stories: int | None = None, start: int = 0) -> Iterator[Sample]:
+    """The generator's samples for a plan item (lazily; stories ``start`` .. ``start+stories``)."""
     generator = GENERATORS.get(item.generator)
-    return generator(item.params, seed=item.seed, n=stories or max(item.count, 1))
+    return generator(item.params, seed=item.seed, n=stories or story_limit(item), start=start)
 
 
 def finish(
@@ -66,6 +71,17 @@ def whole_stories(samples: Iterable[Sample], count: int) -> Iterator[Sample]:
         yield from story
         if taken >= count:
             return
+
+
+def synthesize_block(
+    plan: SynthesisPlan, index: int, start: int, stop: int, *, with_rationale: bool
+) -> list[Sample]:
+    """Candidates of stories ``start`` .. ``stop`` of plan item ``index`` (every question)."""
+    item = plan.items[index]
+    return [
+        finish(plan, item, index, sample, with_rationale=with_rationale)
+        for sample in stream_item(item, stories=stop - start, start=start)
+    ]
 
 
 def synthesize(plan: SynthesisPlan, *, with_rationale: bool = True) -> list[Sample]:

@@ -162,6 +162,7 @@ class DuplicateIndex:
         self._members: list[list[tuple[int, Features]]] = []
         self._last_query: tuple[str, int, list[tuple[int, float]]] | None = None
         self._prior = 0
+        self._neighbours: Mapping[str, Sequence[tuple[str, float]]] = {}
 
     def features_many(self, samples: Sequence[Sample]) -> list[tuple[Features, np.ndarray]]:
         """Features and MinHash signatures of many samples, each distinct story done once."""
@@ -202,7 +203,28 @@ class DuplicateIndex:
             return None
         return Match(self._labels[key], 1.0)
 
+    def band_keys(self, signature: np.ndarray) -> list[bytes]:
+        """The LSH bucket of a story's signature in each band (see ``SimilarityIndex``)."""
+        return self._similar.band_keys(signature)
+
+    def stories(self) -> list[tuple[str, np.ndarray]]:
+        """(story key, shingles) of every indexed story group, in the order they were added."""
+        return [(members[0][1].story_key, members[0][1].shingles) for members in self._members]
+
+    def set_neighbours(self, neighbours: Mapping[str, Sequence[tuple[str, float]]]) -> None:
+        """Similar stories found beforehand (by a cluster), used instead of LSH queries.
+
+        ``neighbours[story_key]`` lists every story (itself included) whose exact Jaccard with
+        it reaches the threshold among those sharing an LSH bucket with it: what a query would
+        find once they are indexed. Stories not in the table are still queried in the LSH.
+        """
+        self._neighbours = neighbours
+
     def _similar_groups(self, feats: Features, signature: np.ndarray) -> list[tuple[int, float]]:
+        known = self._neighbours.get(feats.story_key)
+        if known is not None:
+            found = [(self._groups[k], sim) for k, sim in known if k in self._groups]
+            return sorted(found, key=lambda pair: (-pair[1], pair[0]))
         size = len(self._members)
         if self._last_query is not None and self._last_query[:2] == (feats.story_key, size):
             return self._last_query[2]

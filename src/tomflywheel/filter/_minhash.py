@@ -155,6 +155,16 @@ class SimilarityIndex:
                 if len(shingles):
                     session.insert(key, self.signer.minhash(row), check_duplication=False)
 
+    def band_keys(self, signature: np.ndarray) -> list[bytes]:
+        """The LSH bucket of a signature in each band, as the index hashes it on insert and query.
+
+        Two texts are proposed to each other exactly when they share a bucket of the same band,
+        so a cluster that groups ``(band, key)`` finds the pairs :meth:`query` would.
+        """
+        values = self.signer.minhash(signature).hashvalues
+        # datasketch keeps its band hashing private (_H); it is what insert and query use.
+        return [self._lsh._H(values[start:end]) for start, end in self._lsh.hashranges]
+
     def query(
         self, shingles: np.ndarray, signature: np.ndarray | None = None
     ) -> list[tuple[int, float]]:

@@ -19,12 +19,15 @@ from tomflywheel.filter._context import CheckContext
 from tomflywheel.filter._dedup import Features
 from tomflywheel.filter._evidence import Evidence, RubricScore
 from tomflywheel.filter._llm import LLMWork
-from tomflywheel.filter._registry import Check, Question, ordered_checks, skipped
+from tomflywheel.filter._registry import CHECKS, Check, Question, ordered_checks, skipped
 from tomflywheel.filter._repair import apply_rewrite
 from tomflywheel.llm import StructureFailure
 from tomflywheel.schema import CheckResult, QualityAttempt, QualityDecision, QualityVerdict
 
 Action = Literal["accept", "reject", "repair"]
+
+INDEX_CHECKS = frozenset({"exact_duplicate", "near_duplicate"})
+"""The checks that compare a candidate with the earlier ones in the duplicate index."""
 
 
 def is_fatal(results: list[CheckResult]) -> bool:
@@ -60,6 +63,22 @@ class Decider:
         context = replace(self.context, features=features)
         record = [self._run(c, candidate, context) for c in ordered_checks("record")]
         return record + [self._run(c, candidate, context) for c in ordered_checks("set")]
+
+    def against_index(
+        self,
+        candidate: Candidate,
+        static: list[CheckResult],
+        features: tuple[Features, np.ndarray] | None,
+    ) -> list[CheckResult]:
+        """``static`` with the checks that read the duplicate index run again against it.
+
+        For static results computed where the index was not at hand (a Ray worker).
+        """
+        context = replace(self.context, features=features)
+        return [
+            self._run(CHECKS.get(r.check), candidate, context) if r.check in INDEX_CHECKS else r
+            for r in static
+        ]
 
     def needs(self, candidate: Candidate, static: list[CheckResult]) -> frozenset[Question]:
         """What the LLM checks need asked about this version (nothing after a fatal failure)."""

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tomflywheel.cluster import ray_session
 from tomflywheel.config import FilterSettings, LLMSettings, Settings
 from tomflywheel.errors import UserInputError
 from tomflywheel.filter._admit import StoreState, TrainStore
@@ -30,6 +31,7 @@ from tomflywheel.filter._manifest import (
 )
 from tomflywheel.filter._pipeline import Decider, OrderedSink, decide_all, is_fatal
 from tomflywheel.filter._registry import CHECKS
+from tomflywheel.filter._static_ray import static_on_ray
 from tomflywheel.llm import ContentClient, llm_endpoint
 from tomflywheel.schema import (
     CheckResult,
@@ -160,6 +162,19 @@ def _first_pass(
     return statics
 
 
+def _static_results(
+    settings: Settings, candidates: list[Candidate], decider: Decider
+) -> dict[int, list[CheckResult]]:
+    """Record and set results of every candidate, here or on Ray (the same results)."""
+    if settings.executor != "ray":
+        return _first_pass(candidates, decider, decider.context.duplicates)  # type: ignore[arg-type]
+    with ray_session(settings.ray) as ray:
+        partitions = max(1, int(ray.cluster_resources().get("CPU", 1)))
+        return static_on_ray(
+            candidates, decider, block=settings.ray.filter_block, partitions=partitions
+        )
+
+
 def run_filter(
     settings: Settings,
     *,
@@ -217,7 +232,7 @@ def run_filter(
         state = store.load()
         context = _context(fs, use_llm, candidates, state, store, eval_dir, summary, on_status)
         decider = Decider(context, repairs, chash, str(input_path))
-        statics = _first_pass(candidates, decider, context.duplicates)  # type: ignore[arg-type]
+        statics = _static_results(settings, candidates, decider)
         pending = _pending(candidates, state, summary)
         logger.info("%s: %d candidates, %d to decide", store.name, len(candidates), len(pending))
         sink = OrderedSink([c.index for c in pending], lambda v: store.write(v, state), on_progress)

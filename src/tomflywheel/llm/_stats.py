@@ -43,6 +43,20 @@ class UsageStats:
             self.prompt_tokens += int(usage.get("prompt_tokens") or 0)
             self.completion_tokens += int(usage.get("completion_tokens") or 0)
 
+    def add(self, other: UsageStats) -> None:
+        """Count another client's traffic too (a Ray worker's, for one stage's total)."""
+        self.requests_sent += other.requests_sent
+        self.cache_hits += other.cache_hits
+        self.retries += other.retries
+        self.failures += other.failures
+        self.prompt_tokens += other.prompt_tokens
+        self.completion_tokens += other.completion_tokens
+        self.latency_s_total += other.latency_s_total
+        for base_url, count in other.per_endpoint.items():
+            self.per_endpoint[base_url] = self.per_endpoint.get(base_url, 0) + count
+        self.concurrency_lowest = min(self.concurrency_lowest, other.concurrency_lowest)
+        self.slow_downs += other.slow_downs
+
     @property
     def answered(self) -> int:
         """Requests answered by a server."""

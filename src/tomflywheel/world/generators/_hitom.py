@@ -144,7 +144,7 @@ def _story(params: HitomParams, index: int) -> tuple[Story, list[str], bool, int
 
 
 def _samples(params: HitomParams) -> Iterator[Sample]:
-    for index in range(params.n):
+    for index in range(params.start, params.start + params.n):
         story, options, deception, length = _story(params, index)
         obj = next(event.obj for event in story.events if isinstance(event, Place))
         for order in params.orders:

@@ -132,7 +132,7 @@ def _transfer(index: int, seed: int, variant: Variant, reverse: bool) -> tuple[S
 
 
 def _samples(params: KosinskiParams) -> Iterator[Sample]:
-    for index in range(params.n):
+    for index in range(params.start, params.start + params.n):
         task = params.tasks[index % len(params.tasks)]
         variants = CONTENTS_VARIANTS if task == "unexpected_contents" else TRANSFER_VARIANTS
         if params.variants:

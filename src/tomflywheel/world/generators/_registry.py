@@ -39,6 +39,9 @@ class GeneratorParams(BaseModel):
     """Seeds every random choice (with the story index and question type)."""
     n: int = Field(default=100, ge=0)
     """Number of stories (each yields several samples)."""
+    start: int = Field(default=0, ge=0)
+    """Index of the first story: ``start=k, n=m`` gives stories k..k+m-1 of the same seed, so a
+    long run can be cut into blocks that each give the bytes a single run would."""
     diversity: float = Field(default=0.0, ge=0.0, le=1.0)
     """Probability that a sentence takes a non-benchmark phrasing (0: benchmark wording)."""
     controls: bool = False

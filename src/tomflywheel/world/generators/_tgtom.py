@@ -54,7 +54,7 @@ class TgtomParams(TgtomStoryParams):
 
 
 def _samples(params: TgtomParams) -> Iterator[Sample]:
-    for index in range(params.n):
+    for index in range(params.start, params.start + params.n):
         story = tgtom_story(params, index)
         answerer = Answerer(story, "default", "graph")
         questions = tgtom_questions(

@@ -112,7 +112,7 @@ def _qtype(spec: QuestionSpec, story: Story, tom: bool) -> str:
 
 
 def _samples(params: TomiParams) -> Iterator[Sample]:
-    for index in range(params.n):
+    for index in range(params.start, params.start + params.n):
         story, story_type, pair, obj = _story(params, index)
         specs = _specs(params.orders, pair, obj)
         yield from _drafts(params, index, story, story_type, specs, control=False)
