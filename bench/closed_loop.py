@@ -104,6 +104,8 @@ def slices(work: Path, args: argparse.Namespace) -> dict[str, Path]:
     }
     paths = {}
     for name, samples in files.items():
+        if not samples:
+            continue  # a size of 0 leaves this held-out set out
         paths[name] = work / f"{name}.jsonl"
         write_jsonl_atomic(paths[name], samples)
     return paths
@@ -158,7 +160,9 @@ def config(work: Path, paths: dict[str, Path], args: argparse.Namespace, budget:
             "train_dir": str(work / f"train_{budget}{_suffix(args)}"),
             "train": True,
             "filter_llm": False,
-            "heldout": [{"path": str(paths[name]), "judge": "rules"} for name in heldout],
+            "heldout": [
+                {"path": str(paths[name]), "judge": "rules"} for name in heldout if name in paths
+            ],
         },
     }
 
