@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Literal
 
@@ -83,6 +84,17 @@ class LLMSettings(Strict):
             if not url.startswith(("http://", "https://")):
                 raise ValueError(f"{url!r} is not an http(s) URL")
         return [url.rstrip("/") for url in value]
+
+    def with_environment_key(self, preferred: str | None = None) -> LLMSettings:
+        """These settings with the API key read from this process's environment.
+
+        ``preferred`` names a variable that wins over ``api_key_env`` when set. Ray workers call
+        this too, so a key never travels in a task's payload.
+        """
+        variable = preferred if preferred and os.environ.get(preferred) else self.api_key_env
+        if not os.environ.get(variable):
+            return self
+        return self.model_copy(update={"api_key": SecretStr(os.environ[variable])})
 
     def resolved_cache_path(self) -> Path:
         """The request cache file in use."""

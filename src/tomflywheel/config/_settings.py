@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import Field, SecretStr, ValidationError
+from pydantic import Field, ValidationError
 
 from tomflywheel._io import read_text
 from tomflywheel.config._base import (
@@ -114,12 +114,9 @@ def parse_settings(text: str, source: Path | str = "<config>") -> Settings:
         loc = tuple(first["loc"])
         key = ".".join(str(part) for part in loc)
         raise ConfigError(f"{source}:{_node_line(node, loc)}: {key}: {first['msg']}") from err
-    key_var = ENV_API_KEY if os.environ.get(ENV_API_KEY) else settings.llm.api_key_env
-    if os.environ.get(key_var):
-        settings.llm.api_key = SecretStr(os.environ[key_var])
-    judge_llm = settings.judge.llm
-    if judge_llm is not None and os.environ.get(judge_llm.api_key_env):
-        judge_llm.api_key = SecretStr(os.environ[judge_llm.api_key_env])
+    settings.llm = settings.llm.with_environment_key(ENV_API_KEY)
+    if settings.judge.llm is not None:
+        settings.judge.llm = settings.judge.llm.with_environment_key()
     return settings
 
 

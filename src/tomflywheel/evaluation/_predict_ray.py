@@ -21,7 +21,7 @@ from tomflywheel._io import JsonlAppender, OrderedAppender
 from tomflywheel.artifacts import Experiment, LoadedDataset
 from tomflywheel.asking import Predictor, TaskSpec, Work
 from tomflywheel.cluster import import_ray, map_blocks
-from tomflywheel.config import EvalSettings, LLMSettings
+from tomflywheel.config import ENV_API_KEY, EvalSettings, LLMSettings
 from tomflywheel.llm import ContentClient, UsageStats, run_batch
 
 
@@ -37,9 +37,21 @@ async def _ask(
 def _predict_block(
     llm: LLMSettings, settings: EvalSettings, task: TaskSpec, logprob: bool, payload: bytes
 ) -> bytes:
-    """One block on a worker: its prediction records, in order, and the client's usage."""
+    """One block on a worker: its prediction records, in order, and the client's usage.
+
+    The API key is read here, from the worker's environment (``llm.api_key_env``, or
+    ``TOMFLYWHEEL_API_KEY``): it is never part of the task's payload.
+    """
     work: list[Work] = pickle.loads(payload)
-    return pickle.dumps(asyncio.run(_ask(llm, settings, task, logprob, work)))
+    keyed = llm.with_environment_key(ENV_API_KEY)
+    return pickle.dumps(asyncio.run(_ask(keyed, settings, task, logprob, work)))
+
+
+def worker_settings(llm: LLMSettings, cpus: int) -> LLMSettings:
+    """What each worker gets: its share of the in-flight limit, and no API key."""
+    return llm.model_copy(
+        update={"concurrency": max(1, math.ceil(llm.concurrency / cpus)), "api_key": None}
+    )
 
 
 def predict_on_ray(
@@ -57,7 +69,7 @@ def predict_on_ray(
     Ray must be connected. Runs in a thread of its own (it blocks while blocks are out).
     """
     cpus = max(1, int(import_ray().cluster_resources().get("CPU", 1)))
-    share = llm.model_copy(update={"concurrency": max(1, math.ceil(llm.concurrency / cpus))})
+    share = worker_settings(llm, cpus)
     starts = range(0, len(work), block)
     payloads = [(n, pickle.dumps(work[start : start + block])) for n, start in enumerate(starts)]
     usage = UsageStats()
