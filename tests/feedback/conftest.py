@@ -7,9 +7,19 @@ from pathlib import Path
 import pytest
 
 from tomflywheel.asking import shuffle_options
+from tomflywheel.config import FeedbackSettings
 from tomflywheel.datasets import load_benchmark
-from tomflywheel.feedback import BadCase
-from tomflywheel.schema import Judgment, MethodRef, Prediction, QAKind, Sample, Verdict
+from tomflywheel.feedback import BadCase, build_plan, synthesize
+from tomflywheel.schema import (
+    Diagnosis,
+    ErrorCategory,
+    Judgment,
+    MethodRef,
+    Prediction,
+    QAKind,
+    Sample,
+    Verdict,
+)
 
 
 @pytest.fixture(scope="session")
@@ -51,3 +61,19 @@ def bad_case(sample: Sample, output: str, *, match_type: str = "none") -> BadCas
         answer=answer,
     )
     return BadCase(str(sample.meta["dataset"]), sample, prediction, judgment, "wrong")
+
+
+def reality_bias_samples() -> list[Sample]:
+    """The candidates a plan for one first-order reality-bias failure on ToMi synthesizes."""
+    diagnosis = Diagnosis(
+        dataset="tomi_test",
+        sample_id="x",
+        reason="wrong",
+        method="symbolic",
+        category=ErrorCategory.REALITY_BIAS,
+        order=1,
+    )
+    plan = build_plan(
+        [diagnosis], {"tomi_test": "tomi"}, FeedbackSettings(budget=4, controls=False)
+    )
+    return synthesize(plan)

@@ -9,13 +9,12 @@ from pathlib import Path
 import pytest
 
 from tests.evaluation.conftest import external_settings
-from tests.feedback.conftest import bad_case
+from tests.feedback.conftest import bad_case, reality_bias_samples
 from tomflywheel.config import DatasetRef, FeedbackSettings
 from tomflywheel.datasets import import_dataset, load_benchmark
 from tomflywheel.evaluation import run_evaluation
 from tomflywheel.feedback import (
     SynthesisPlan,
-    build_plan,
     rename_agents,
     run_feedback,
     synthesize,
@@ -23,7 +22,7 @@ from tomflywheel.feedback import (
 from tomflywheel.feedback._diagnose import plan_diagnoses, read_diagnoses, run_diagnoses
 from tomflywheel.feedback._naturalize import CUT_SHORT, EMPTY_REPLY, naturalize
 from tomflywheel.llm import ContentClient, StructureClient
-from tomflywheel.schema import Diagnosis, ErrorCategory
+from tomflywheel.schema import ErrorCategory
 from tomflywheel.world.samples import verify_sample
 
 pytestmark = pytest.mark.vllm
@@ -55,21 +54,7 @@ def test_llm_diagnosis_returns_taxonomy_values(benchmarks, llm_settings, tmp_pat
 
 
 def test_naturalization_keeps_the_events_and_counts_every_failure_by_reason(llm_settings):
-    plan = build_plan(
-        [
-            Diagnosis(
-                dataset="tomi_test",
-                sample_id="x",
-                reason="wrong",
-                method="symbolic",
-                category=ErrorCategory.REALITY_BIAS,
-                order=1,
-            )
-        ],
-        {"tomi_test": "tomi"},
-        FeedbackSettings(budget=4, controls=False),
-    )
-    samples = synthesize(plan)[:3]
+    samples = reality_bias_samples()[:3]
 
     async def go():
         async with ContentClient(llm_settings) as client:

@@ -2,27 +2,11 @@
 
 from __future__ import annotations
 
-from tomflywheel.config import FeedbackSettings
+from tests.feedback.conftest import reality_bias_samples
 from tomflywheel.errors import LLMRequestError
-from tomflywheel.feedback import build_plan, rename_agents, synthesize
+from tomflywheel.feedback import rename_agents
 from tomflywheel.feedback._naturalize import CUT_SHORT, EMPTY_REPLY, _failure_reason
-from tomflywheel.schema import Diagnosis, ErrorCategory
 from tomflywheel.world.samples import verify_sample
-
-
-def reality_bias_samples():
-    diagnosis = Diagnosis(
-        dataset="tomi_test",
-        sample_id="x",
-        reason="wrong",
-        method="symbolic",
-        category=ErrorCategory.REALITY_BIAS,
-        order=1,
-    )
-    plan = build_plan(
-        [diagnosis], {"tomi_test": "tomi"}, FeedbackSettings(budget=4, controls=False)
-    )
-    return synthesize(plan)
 
 
 def test_renaming_touches_story_question_answers_and_events_and_keeps_the_gold():
