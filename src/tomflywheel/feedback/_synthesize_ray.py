@@ -75,14 +75,16 @@ class _Parts:
         atomic_write_text(_part_path(self.folder, key), text)
         self.lines[key] = text.splitlines()
 
-    def prefix(self, index: int) -> list[str]:
-        """The lines of item ``index``'s finished blocks 0, 1, ... up to the first missing one."""
-        out: list[str] = []
+    def finished(self, index: int) -> int:
+        """How many of item ``index``'s blocks 0, 1, ... are done, up to the first missing one."""
         number = 0
         while (index, number) in self.lines:
-            out += self.lines[(index, number)]
             number += 1
-        return out
+        return number
+
+    def prefix(self, index: int) -> list[str]:
+        """The lines of item ``index``'s finished blocks, up to the first missing one."""
+        return [line for n in range(self.finished(index)) for line in self.lines[(index, n)]]
 
 
 def _wanted(plan: SynthesisPlan, parts: _Parts, block: int) -> list[Block]:
@@ -91,9 +93,7 @@ def _wanted(plan: SynthesisPlan, parts: _Parts, block: int) -> list[Block]:
     for index, item in enumerate(plan.items):
         limit = math.ceil(story_limit(item) / block)
         have = len(parts.prefix(index))
-        done = 0
-        while (index, done) in parts.lines:
-            done += 1
+        done = parts.finished(index)
         if have >= item.count or done >= limit:
             continue
         stories = min(done * block, story_limit(item))
