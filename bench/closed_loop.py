@@ -112,7 +112,7 @@ def slices(work: Path, args: argparse.Namespace) -> dict[str, Path]:
 
 
 def config(work: Path, paths: dict[str, Path], args: argparse.Namespace, budget: int) -> dict:
-    """One round's settings for an admitted-data budget (about one epoch of training)."""
+    """One round's settings for a budget: ``--epochs`` passes over what is admitted."""
     server = (
         {"server": "external", "llm": {"base_urls": [args.base_url], "model": args.model}}
         if args.base_url
@@ -147,7 +147,8 @@ def config(work: Path, paths: dict[str, Path], args: argparse.Namespace, budget:
             "repair": {"attempts": 0},
         },
         "train": {
-            "steps": max(1, math.ceil(budget * args.epochs / args.batch_size)),
+            # epochs, not steps from the budget: admission may add complements beyond it
+            "epochs": args.epochs,
             "batch_size": args.micro_batch,
             "gradient_accumulation": max(1, args.batch_size // args.micro_batch),
             "gradient_checkpointing": args.micro_batch < args.batch_size,
