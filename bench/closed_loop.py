@@ -97,7 +97,7 @@ def slices(work: Path, args: argparse.Namespace) -> dict[str, Path]:
     bigtom = load_benchmark("bigtom", BENCHMARKS / "bigtom")
     files = {
         "tomi_val_seed": balanced(load_benchmark("tomi", tomi, split="val"), args.seeds),
-        "hitom_seed": hitom_seed[: args.seeds // 2],
+        "hitom_seed": hitom_seed[: args.hitom_seeds],
         "tomi_test_heldout": balanced(load_benchmark("tomi", tomi, split="test"), args.tomi),
         "hitom_heldout": hitom_heldout[: args.hitom],
         "bigtom_heldout": bigtom_forward_belief(bigtom, args.bigtom),
@@ -129,8 +129,9 @@ def config(work: Path, paths: dict[str, Path], args: argparse.Namespace, budget:
         **server,
         "eval": {
             "datasets": [
-                {"path": str(paths["tomi_val_seed"]), "judge": "rules"},
-                {"path": str(paths["hitom_seed"]), "judge": "rules"},
+                {"path": str(paths[name]), "judge": "rules"}
+                for name in ("tomi_val_seed", "hitom_seed")
+                if name in paths
             ],
             "results_dir": str(work / "results"),
             "datasets_dir": str(work / "none"),
@@ -268,6 +269,13 @@ def main() -> None:
     )
     parser.add_argument("--budgets", default="250", help="admitted-data budgets, comma-separated")
     parser.add_argument("--seeds", type=int, default=120, help="ToMi val seed items")
+    parser.add_argument(
+        "--hitom-seeds",
+        type=int,
+        default=0,
+        help="Hi-ToM seed items (default none: its stories are longer than --max-length 640, "
+        "so every synthesized Hi-ToM sample would be dropped from training)",
+    )
     parser.add_argument("--tomi", type=int, default=200, help="held-out ToMi test items")
     parser.add_argument("--hitom", type=int, default=100, help="held-out Hi-ToM items")
     parser.add_argument("--bigtom", type=int, default=100, help="held-out BigToM items")
@@ -295,7 +303,7 @@ def main() -> None:
         paths = slices(work, args)
         print(
             f"closed loop on SmolLM2-135M-Instruct: seeds {args.seeds} ToMi val + "
-            f"{args.seeds // 2} Hi-ToM; held-out {args.tomi} ToMi test, {args.hitom} Hi-ToM, "
+            f"{args.hitom_seeds} Hi-ToM; held-out {args.tomi} ToMi test, {args.hitom} Hi-ToM, "
             f"{args.bigtom} BigToM; rules and log-prob scoring only; "
             f"synthetic answers: {args.answer_profile}"
         )

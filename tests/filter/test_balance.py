@@ -84,3 +84,17 @@ def test_a_rerun_changes_nothing(tmp_path: Path):
     )
     assert again.balance is None
     assert {p: p.read_bytes() for p in sorted(train.rglob("*")) if p.is_file()} == files
+
+
+def test_a_family_that_cannot_be_balanced_does_not_stop_the_others():
+    # A family sorted first whose shortcut is carried by earlier admissions only: this run
+    # cannot fix it (nothing of its own to complement or drop), the ToMi family still can.
+    earlier = [
+        s.model_copy(update={"id": f"a-{s.id}", "meta": {**s.meta, "dataset": "aaa_earlier"}})
+        for s in skewed()
+    ]
+    stuck = earlier[-1].model_copy(update={"id": "a-new"})  # a false belief: the shortcut misses it
+    outcome = balance(earlier[:-1], [stuck, *skewed()], AuditSettings(min_items=20), complement)
+    assert "aaa_earlier · first_order: true_location" in outcome.unresolved
+    assert not any(name.startswith("tomi_synth") for name in outcome.unresolved)
+    assert outcome.complements

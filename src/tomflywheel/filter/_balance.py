@@ -11,6 +11,7 @@ what was admitted before stays. The same inputs give the same decisions.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -21,7 +22,8 @@ from tomflywheel.config import AuditSettings
 from tomflywheel.schema import Sample
 
 MAX_ROUNDS = 50
-"""Audit-and-fix rounds before giving up on a family (what is left is reported)."""
+"""Audit-and-fix rounds spent on one flagged row (family, heuristic) before giving up on it
+(what is left is reported)."""
 
 Complement = Callable[[Sample], Sample | None]
 """A sample's complement (the answer on the other side), or None; may be refused later."""
@@ -91,14 +93,20 @@ def balance(
     kept = list(accepted)
     added: list[Sample] = []
     tried: set[str] = set()
+    spent: Counter[str] = Counter()  # rounds per flagged row; MAX_ROUNDS means given up
     outcome = BalanceOutcome(before=audit(items_of([*prior, *kept]), **options).to_dict(), after={})
-    for _ in range(MAX_ROUNDS):
+    while True:
         items = items_of([*prior, *kept, *added])
         ours = {s.id for s in [*kept, *added]}
-        flagged = [r for r in audit(items, **options).flagged() if _fixable(r, items, ours)]
+        flagged = [
+            r
+            for r in audit(items, **options).flagged()
+            if spent[_name(r)] < MAX_ROUNDS and _fixable(r, items, ours)
+        ]
         if not flagged:
             break
         row = flagged[0]
+        spent[_name(row)] += 1
         right = [item for item in _right_on(row, items) if item.sample.id in ours]
         progress = False
         for item in sorted(right, key=lambda i: i.sample.id):
@@ -119,10 +127,12 @@ def balance(
             reverse=True,
         )
         if not droppable:
-            outcome.unresolved.append(f"{row.family}: {row.heuristic}")
-            break
+            # give this row up, not the others: a later family may still be fixable
+            outcome.unresolved.append(_name(row))
+            spent[_name(row)] = MAX_ROUNDS
+            continue
         for victim in droppable[: _excess(row, settings.margin)]:
-            outcome.dropped[victim.id] = f"{row.family}: {row.heuristic}"
+            outcome.dropped[victim.id] = _name(row)
         kept = [s for s in kept if s.id not in outcome.dropped]
     final = items_of([*prior, *kept, *added])
     report = audit(final, **options)
@@ -131,6 +141,11 @@ def balance(
     kept_ids = {s.id for s in kept}
     outcome.complements = [s for s in added if s.id not in kept_ids]
     return outcome
+
+
+def _name(row: AuditRow) -> str:
+    """``family: heuristic``, how a flagged row is named in reports."""
+    return f"{row.family}: {row.heuristic}"
 
 
 def _excess(row: AuditRow, margin: float) -> int:
