@@ -20,6 +20,7 @@ from tomflywheel.feedback import SynthesisPlan, synthesize
 from tomflywheel.filter import ContaminationIndex
 from tomflywheel.flywheel import load_manifest, run_flywheel
 from tomflywheel.schema import read_samples
+from tomflywheel.train import weights_sha256
 
 pytestmark = pytest.mark.vllm
 
@@ -204,7 +205,10 @@ def test_a_round_with_training_reports_the_held_out_lift(vllm_base_url, tmp_path
         "heldout_after",
     ]
     trained = stages["train"].outputs
-    assert trained["steps"] == 2 and trained["served_name"] == "smollm2-135m-instruct-t-r1"
+    assert trained["steps"] == 2
+    # the served name carries the weights' fingerprint: a cache keyed by name cannot go stale
+    assert trained["served_name"] == f"smollm2-135m-instruct-t-r1-{trained['weights_sha256'][:12]}"
+    assert trained["weights_sha256"] == weights_sha256(Path(trained["model_dir"]))
     assert (Path(trained["model_dir"]) / "config.json").exists()
     assert stages["heldout_after"].outputs["model"] == trained["served_name"]
     lift = result.rounds[0]["lift"]

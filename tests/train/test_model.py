@@ -7,7 +7,7 @@ import importlib.util
 import pytest
 
 from tomflywheel.errors import ConfigError
-from tomflywheel.train import LoraSettings, _model
+from tomflywheel.train import LoraSettings, _model, weights_sha256
 from tomflywheel.train._model import check_output_folder, lora_config
 
 
@@ -29,3 +29,16 @@ def test_lora_without_peft_is_a_clear_config_error(monkeypatch):
     )
     with pytest.raises(ConfigError, match=r"LoRA needs the optional `peft` package"):
         lora_config(LoraSettings(enabled=True))
+
+
+def test_the_weights_fingerprint_changes_with_any_weight_byte(tmp_path):
+    first, second = tmp_path / "a", tmp_path / "b"
+    for folder in (first, second):
+        folder.mkdir()
+        (folder / "model.safetensors").write_bytes(b"\x00" * 64)
+        (folder / "config.json").write_text("{}", encoding="utf-8")
+    assert weights_sha256(first) == weights_sha256(second)
+    (second / "config.json").write_text('{"other": 1}', encoding="utf-8")  # not a weight
+    assert weights_sha256(first) == weights_sha256(second)
+    (second / "model.safetensors").write_bytes(b"\x00" * 63 + b"\x01")
+    assert weights_sha256(first) != weights_sha256(second)

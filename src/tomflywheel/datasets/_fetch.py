@@ -9,7 +9,6 @@ content reaches a command line.
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import os
 import time
@@ -22,6 +21,7 @@ from urllib.parse import quote
 
 import httpx
 
+from tomflywheel._io import sha256_file
 from tomflywheel.datasets._import import DEFAULT_DATASETS_DIR, ImportSummary, import_dataset
 from tomflywheel.datasets._sources import (
     SOURCES,
@@ -68,15 +68,6 @@ class FetchSummary:
     """Every pinned file, in table order."""
     imported: ImportSummary | None = None
     """The import, unless it was skipped."""
-
-
-def sha256_of(path: Path) -> str:
-    """Hex sha256 of a file, read in chunks."""
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        while chunk := handle.read(1 << 20):
-            digest.update(chunk)
-    return digest.hexdigest()
 
 
 class _Progress:
@@ -186,7 +177,7 @@ class _Downloader:
 
 def _verify(path: Path, pinned: PinnedFile) -> None:
     """Raise (after removing ``path``) unless it has the pinned sha256."""
-    actual = sha256_of(path)
+    actual = sha256_file(path)
     if actual != pinned.sha256:
         path.unlink()
         raise FetchError(
@@ -199,7 +190,7 @@ def _present(dest: Path, pinned: PinnedFile) -> bool:
     """Whether ``dest`` is already the pinned file; a different file there is an error."""
     if not dest.is_file():
         return False
-    actual = sha256_of(dest)
+    actual = sha256_file(dest)
     if actual != pinned.sha256:
         raise FetchError(
             f"{dest} is not the pinned file (sha256 {actual}, expected {pinned.sha256}); "
@@ -219,7 +210,7 @@ def _fetch_file(
     part = dest.with_name(dest.name + ".part")
     if part.is_file() and pinned.size is not None and part.stat().st_size >= pinned.size:
         # A run killed between the last byte and the rename, or a partial file gone wrong.
-        if part.stat().st_size == pinned.size and sha256_of(part) == pinned.sha256:
+        if part.stat().st_size == pinned.size and sha256_file(part) == pinned.sha256:
             os.replace(part, dest)
             return FetchedFile(dest, "resumed")
         part.unlink()

@@ -47,7 +47,7 @@ from tomflywheel.flywheel._summary import round_summary
 from tomflywheel.llm import ensure_default_model, shared_servers
 from tomflywheel.progress import ProgressFactory
 from tomflywheel.report import write_experiment_report, write_run_report
-from tomflywheel.train import train_model
+from tomflywheel.train import train_model, weights_sha256
 
 logger = logging.getLogger(__name__)
 
@@ -241,10 +241,14 @@ class _Runner:
                     on_progress=lambda done, total, loss: update(done, total),
                     overwrite=True,
                 )
-            name = f"{served_model(self.settings)}-{self.manifest.run_id}-r{k}"
+            # the weights' fingerprint in the name: a request cache keyed by model name must
+            # never answer for another training that reused this run id
+            weights = weights_sha256(out)
+            name = f"{served_model(self.settings)}-{self.manifest.run_id}-r{k}-{weights[:12]}"
             outputs = {
                 "model_dir": str(out),
                 "served_name": name,
+                "weights_sha256": weights,
                 "base": str(base),
                 "data": str(data),
                 "mix": mix,

@@ -1,10 +1,11 @@
 """Supervised fine-tuning: teach a causal LM the ideal replies to admitted training samples.
 
 Public API: ``train_model`` (one run: data + base folder in, servable folder out), its settings
-(``TrainSettings``, ``LoraSettings``) and result (``TrainResult``), and the data helpers the run
-uses (``build_examples``, ``encode_messages``, ``batch_order``). Training itself is TRL's
-``SFTTrainer`` (PEFT for LoRA, Accelerate for several processes); torch, transformers, TRL and
-peft are imported only when a run starts.
+(``TrainSettings``, ``LoraSettings``) and result (``TrainResult``), the data helpers the run
+uses (``build_examples``, ``encode_messages``, ``batch_order``), and ``weights_sha256`` (a
+folder's weights fingerprint). Training itself is TRL's ``SFTTrainer`` (PEFT for LoRA,
+Accelerate for several processes); torch, transformers, TRL and peft are imported only when a
+run starts.
 """
 
 from tomflywheel.config import LoraSettings, TrainSettings
@@ -19,7 +20,7 @@ from tomflywheel.train._data import (
     total_steps,
 )
 from tomflywheel.train._model import MANIFEST_NAME
-from tomflywheel.train._sft import TrainProgress, TrainResult, train_model
+from tomflywheel.train._sft import TrainProgress, TrainResult, train_model, weights_sha256
 
 __all__ = [
     "IGNORE_INDEX",
@@ -36,4 +37,5 @@ __all__ = [
     "sample_messages",
     "total_steps",
     "train_model",
+    "weights_sha256",
 ]

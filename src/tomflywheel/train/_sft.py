@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from tomflywheel import __version__
+from tomflywheel._io import sha256_file
 from tomflywheel.config import EvalSettings, TrainSettings
 from tomflywheel.schema import read_samples
 from tomflywheel.train._checkpoints import (
@@ -74,12 +75,14 @@ class TrainResult:
     """The ``train_manifest.json`` written into the folder."""
 
 
-def sha256_file(path: Path) -> str:
-    """Hex SHA-256 of a file's bytes."""
+def weights_sha256(model_dir: Path) -> str:
+    """One SHA-256 over a model folder's weight files (``*.safetensors``, by name).
+
+    It names what the folder computes: two trainings that differ in any weight never share it.
+    """
     digest = hashlib.sha256()
-    with Path(path).open("rb") as handle:
-        for chunk in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(chunk)
+    for path in sorted(Path(model_dir).glob("*.safetensors")):
+        digest.update(f"{path.name}:{sha256_file(path)}\n".encode())
     return digest.hexdigest()
 
 
