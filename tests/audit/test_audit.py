@@ -14,6 +14,7 @@ from tomflywheel.audit import (
     audit_items,
     audit_predictions,
     audit_samples,
+    item_chance,
     question_family,
 )
 from tomflywheel.schema import Answer, Judgment, MethodRef, Prediction, Sample, Verdict
@@ -178,3 +179,18 @@ def test_convention_free_items_are_those_whose_gold_the_engine_derives():
         meta={"dataset": "custom"},
     )
     assert audit_item(unreadable).convention_free is None
+
+
+def test_chance_is_among_the_candidates_the_story_names():
+    options = ["red_box", "blue_crate", "green_bag", "pink_drum", "gray_tub", "teal_jar"]
+    story = "1 Ann put the ball in the red_box.\n2 Bob moved the ball to the blue_crate."
+    sample = Sample(
+        id="named",
+        story=story,
+        question="Where is the ball?",
+        answer=Answer(correct_answers=["red_box"], wrong_answers=options[1:]),
+        meta={"dataset": "custom_choice"},
+    )
+    assert item_chance(audit_item(sample)) == pytest.approx(1 / 2)  # two named, not six
+    unnamed = sample.model_copy(update={"story": "1 Ann and Bob talked."})
+    assert item_chance(audit_item(unnamed)) == pytest.approx(1 / 6)  # none named: all options

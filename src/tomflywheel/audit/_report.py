@@ -25,10 +25,16 @@ PROBE = "probe"
 
 
 def item_chance(item: AuditItem) -> float | None:
-    """Chance of guessing right: gold candidates over candidates (yes/no: one half)."""
+    """Chance of guessing right: gold candidates over candidates (yes/no: one half).
+
+    The candidates are those the story names when two or more are named and a gold is among
+    them: a reader who tracks no mind still knows the answer is a place the story mentions
+    (Hi-ToM lists 15 options, its stories name three to five).
+    """
     if item.candidates:
-        golds = sum(item.is_gold(c) for c in item.candidates)
-        return golds / len(item.candidates)
+        named = [c for c, at in zip(item.candidates, item.mentions, strict=True) if at]
+        pool = named if len(named) >= 2 and any(map(item.is_gold, named)) else item.candidates
+        return sum(map(item.is_gold, pool)) / len(pool)
     if item.golds and item.golds <= set(YES_NO):
         return 0.5
     return None
