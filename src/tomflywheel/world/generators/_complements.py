@@ -4,7 +4,8 @@ A false-belief item's complement is its true-belief control twin (the event that
 false belief removed); a true-belief item's complement has the believer leave the room just
 before the object's last move, so the belief stays where the object was. Both verifiers must
 agree on the new answer, and it must be on the other side of reality than the original's.
-The complement is rendered as its generator renders, with the original's phrasing key.
+The complement is rendered as its generator renders, with the original's phrasing key, and
+answered under the original's answer profile (``default``, or a benchmark's convention).
 """
 
 from __future__ import annotations
@@ -51,7 +52,7 @@ def _without_agent_at(story: Story, agent: str, move_index: int) -> Story | None
     return Story(tuple(events), tuple(range(1, len(events) + 1)), story.agents)
 
 
-def _break_belief(story: Story, spec: QuestionSpec) -> Story | None:
+def _break_belief(story: Story, spec: QuestionSpec, profile: str) -> Story | None:
     """A version where the asked belief is false: an agent of the chain misses the last move."""
     moves = [
         i
@@ -62,13 +63,13 @@ def _break_belief(story: Story, spec: QuestionSpec) -> Story | None:
         return None
     for agent in reversed(spec.chain):
         edited = _without_agent_at(story, agent, moves[-1])
-        if edited is not None and is_false_belief(edited, spec):
+        if edited is not None and is_false_belief(edited, spec, profile):
             return edited
     return None
 
 
-def _agreed(story: Story, spec: QuestionSpec) -> Any:
-    tracked, graphed = Answerer(story, "default").answer_both([spec])
+def _agreed(story: Story, spec: QuestionSpec, profile: str) -> Any:
+    tracked, graphed = Answerer(story, profile).answer_both([spec])
     return tracked[0] if tracked == graphed else None
 
 
@@ -90,19 +91,21 @@ def complement(sample: Sample) -> Sample | None:
     if not isinstance(trace, Mapping) or trace.get("generator") not in STYLES:
         return None
     try:
-        story, spec, _ = read_trace(trace)
+        story, spec, profile = read_trace(trace)
     except (ValueError, KeyError):
         return None
-    if spec.kind != "belief" or spec.edit is not None or trace.get("profile") != "default":
+    if spec.kind != "belief" or spec.edit is not None:
         return None
-    was_false = is_false_belief(story, spec)
-    edited = control_twin(story, [spec]) if was_false else _break_belief(story, spec)
-    if edited is None or is_false_belief(edited, spec) == was_false:
+    was_false = is_false_belief(story, spec, profile)
+    edited = (
+        control_twin(story, [spec], profile) if was_false else _break_belief(story, spec, profile)
+    )
+    if edited is None or is_false_belief(edited, spec, profile) == was_false:
         return None
-    answer = _agreed(edited, spec)
+    answer = _agreed(edited, spec, profile)
     if answer is None:
         return None
-    return _as_sample(sample, trace, edited, spec, answer, false_belief=not was_false)
+    return _as_sample(sample, trace, edited, spec, answer, profile, false_belief=not was_false)
 
 
 def _as_sample(
@@ -111,6 +114,7 @@ def _as_sample(
     story: Story,
     spec: QuestionSpec,
     answer: Any,
+    profile: str,
     *,
     false_belief: bool,
 ) -> Sample:
@@ -130,6 +134,7 @@ def _as_sample(
         story=story,
         spec=spec,
         answer=answer,
+        profile=profile,
         render=render,
     )
     gold = answer_text(answer)
