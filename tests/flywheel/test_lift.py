@@ -7,6 +7,7 @@ from pathlib import Path
 from tomflywheel._io import write_jsonl_atomic
 from tomflywheel.flywheel._lift import compare, is_control, shortcut_warning
 from tomflywheel.schema import Answer, Judgment, MethodRef, Sample, Verdict
+from tomflywheel.world import generate
 
 
 def _sample(i: int, **meta: object) -> Sample:
@@ -23,6 +24,19 @@ def test_controls_are_the_items_the_skill_is_not_needed_for():
     assert is_control(_sample(4, tom=False))
     assert not is_control(_sample(5, question_type="first_order_1_tom", tom=True))
     assert not is_control(_sample(6, variant="false_belief"))
+
+
+def test_memory_and_reality_questions_are_controls_and_false_beliefs_targets():
+    # real ToMi items mark no control: memory and reality were counted as targets before
+    samples = [
+        s
+        for s in generate("tomi", seed=3, n=30)
+        if s.meta["question_type"] in ("memory", "reality", "first_order_1_tom")
+    ]
+    for sample in samples:
+        meta = {"dataset": "tomi", "question_type": sample.meta["question_type"]}  # as imported
+        bare = sample.model_copy(update={"meta": meta})
+        assert is_control(bare) == (sample.meta["question_type"] != "first_order_1_tom")
 
 
 def test_parts_moving_apart_are_flagged_either_way():

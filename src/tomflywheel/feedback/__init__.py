@@ -7,6 +7,7 @@ from tomflywheel.feedback._mining import BadCase, mine_bad_cases
 from tomflywheel.feedback._naturalize import rename_agents
 from tomflywheel.feedback._plan import PlanItem, SynthesisPlan, build_plan
 from tomflywheel.feedback._profile import error_profile
+from tomflywheel.feedback._roles import sample_role
 from tomflywheel.feedback._stage import FeedbackSummary, feedback_dir, run_feedback
 from tomflywheel.feedback._symbolic import symbolic_diagnosis
 from tomflywheel.feedback._synthesize import synthesize
@@ -29,6 +30,7 @@ __all__ = [
     "read_diagnoses",
     "rename_agents",
     "run_feedback",
+    "sample_role",
     "symbolic_diagnosis",
     "synthesize",
 ]

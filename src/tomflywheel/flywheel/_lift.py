@@ -1,7 +1,8 @@
 """Before/after comparison of a trained model: lift per dataset and group, targets vs controls.
 
-Controls are the items the new data should *not* change: true-belief and no-ToM questions,
-control variants and matched twins. A lift on targets that comes with a drop on controls is a
+Controls are the items the new data should *not* change: memory, reality, true-belief and no-ToM
+questions, control variants and matched twins (the feedback plan's roles, plus the benchmark's
+own control markers). A lift on targets that comes with a drop on controls is a
 new shortcut (e.g. "the answer is never where the object is"), and the comparison says so.
 """
 
@@ -13,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from tomflywheel.artifacts import Experiment, read_judgments
+from tomflywheel.feedback import sample_role
 from tomflywheel.schema import SCORED, Judgment, Sample, Verdict, read_samples
 from tomflywheel.stats import accuracy
 
@@ -29,7 +31,10 @@ def is_control(sample: Sample) -> bool:
     if question_type.endswith("_no_tom") or meta.get("story_type") == "true_belief":
         return True
     variant = meta.get("variant")
-    return isinstance(variant, str) and variant != "false_belief"
+    if isinstance(variant, str):
+        return variant != "false_belief"
+    # memory and reality questions carry no marker: the engine's reading of the story decides
+    return sample_role(sample) == "control"
 
 
 def _split(samples: dict[str, Sample], judgments: Iterable[Judgment]) -> dict[str, dict[str, Any]]:
