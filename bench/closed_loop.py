@@ -42,12 +42,14 @@ import yaml
 from tomflywheel._io import write_jsonl_atomic
 from tomflywheel.artifacts import Experiment, read_judgments
 from tomflywheel.audit import audit_item
-from tomflywheel.config import parse_settings
+from tomflywheel.config import AuditSettings, parse_settings
 from tomflywheel.datasets import load_benchmark
 from tomflywheel.flywheel import is_control, load_manifest, run_flywheel
 from tomflywheel.schema import SCORED, Sample, Verdict, read_samples
 from tomflywheel.stats import Z95, wilson_interval
 
+AUDIT_MARGIN = AuditSettings().margin
+"""The admission audit's default margin over chance (``filter.audit.margin``)."""
 BENCHMARKS = Path(__file__).resolve().parents[1].parent / "shared" / "benchmarks"
 
 
@@ -146,6 +148,7 @@ def config(work: Path, paths: dict[str, Path], args: argparse.Namespace, budget:
         "filter": {
             "rubric": {"min_clarity": 1, "min_solvability": 1, "require_tom": False},
             "repair": {"attempts": 0},
+            "audit": {"margin": args.audit_margin},
         },
         "train": {
             # epochs, not steps from the budget: admission may add complements beyond it
@@ -170,8 +173,11 @@ def config(work: Path, paths: dict[str, Path], args: argparse.Namespace, budget:
 
 
 def _suffix(args: argparse.Namespace) -> str:
-    """Run-folder suffix of the answer-profile setting (none for the principled default)."""
-    return "" if args.answer_profile == "principled" else f"_{args.answer_profile}"
+    """Run-folder suffix of the settings that differ from the defaults (none for those)."""
+    suffix = "" if args.answer_profile == "principled" else f"_{args.answer_profile}"
+    if args.audit_margin != AUDIT_MARGIN:
+        suffix += f"_margin{args.audit_margin:g}"
+    return suffix
 
 
 def paired_lift(before: dict[str, bool], after: dict[str, bool]) -> tuple[float, float, float]:
@@ -289,6 +295,12 @@ def main() -> None:
         choices=("principled", "benchmark"),
         default="principled",
         help="answer rules of synthesized ToMi-style stories (feedback.answer_profile)",
+    )
+    parser.add_argument(
+        "--audit-margin",
+        type=float,
+        default=AUDIT_MARGIN,
+        help="how far above chance admission lets a shortcut answer a family (filter.audit.margin)",
     )
     parser.add_argument("--concurrency", type=int, default=8)
     parser.add_argument("--base-url", help="evaluate the base model on an existing server")
