@@ -20,9 +20,12 @@ lift with its 95% interval (McNemar-style, on the same items); the reality-bias 
 heuristic that best explains the model's answers, before and after; admitted samples and the
 CPU time of each budget.
 
-    python bench/closed_loop.py                            # the CPU default (one budget)
-    python bench/closed_loop.py --budgets 250,500,1000     # the learning curve
+    python bench/closed_loop.py                            # the CPU default: budget 500
+    python bench/closed_loop.py --budgets 125,250,500,1000 # the learning curve
     python bench/closed_loop.py --answer-profile benchmark # ToMi's convention in synthesis
+    python bench/closed_loop.py --budgets 1000 --audit-margin 0   # exact balance at admission
+
+Measured figures: ``bench/results/closed_loop_curve.txt`` and docs/flywheel.md.
 """
 
 from __future__ import annotations
@@ -273,7 +276,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--budgets", default="250", help="admitted-data budgets, comma-separated")
+    parser.add_argument("--budgets", default="500", help="admitted-data budgets, comma-separated")
     parser.add_argument("--seeds", type=int, default=120, help="ToMi val seed items")
     parser.add_argument(
         "--hitom-seeds",
