@@ -39,11 +39,13 @@ def is_control(sample: Sample) -> bool:
 
 def _split(samples: dict[str, Sample], judgments: Iterable[Judgment]) -> dict[str, dict[str, Any]]:
     tallies = {"all": [0, 0], "targets": [0, 0], "controls": [0, 0]}
+    # once per sample, not per judgment: the role may need the engine to read the story
+    part = {sid: "controls" if is_control(s) else "targets" for sid, s in samples.items()}
     for j in judgments:
         if j.verdict not in SCORED or j.sample_id not in samples:
             continue
         right = j.verdict is Verdict.CORRECT
-        for key in ("all", "controls" if is_control(samples[j.sample_id]) else "targets"):
+        for key in ("all", part[j.sample_id]):
             tallies[key][0] += right
             tallies[key][1] += 1
     return {key: accuracy(c, n) for key, (c, n) in tallies.items()}
