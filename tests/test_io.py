@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 from tomflywheel._io import (
     JsonlAppender,
     atomic_write_json,
+    is_whole_line,
     read_jsonl,
     repair_partial_tail,
     write_jsonl_atomic,
@@ -82,11 +83,56 @@ def test_opening_an_appender_cuts_a_partial_last_line(tmp_path):
     assert [s.id for s in read_samples(path)] == ["s-0", "s-1"]
 
 
+def test_a_last_record_without_its_newline_is_read_and_kept(tmp_path):
+    # A kill between a record and its newline: the reader counts the record as done, so the
+    # appender must keep it (it used to cut it, and a resume then lost the record for good).
+    path = tmp_path / "cut.jsonl"
+    path.write_text(
+        _sample(0).model_dump_json() + "\n" + _sample(1).model_dump_json(), encoding="utf-8"
+    )
+    assert [s["id"] for s in read_jsonl(path, tolerate_partial_tail=True)] == ["s-0", "s-1"]
+    assert repair_partial_tail(path) == 0
+    with JsonlAppender(path) as out:
+        out.append(_sample(2))
+    assert [s.id for s in read_samples(path)] == ["s-0", "s-1", "s-2"]
+
+
+@pytest.mark.parametrize(
+    ("tail", "whole"),
+    [
+        (b'{"id": "s-1"}', True),
+        (b'{"id": "s-1"', False),
+        (b'{"id": "}"', False),  # a brace inside a string does not close the object
+        (b'{"id": "\xc3', False),  # cut inside a multi-byte character
+        (b"   ", False),
+        (b"", False),
+    ],
+)
+def test_the_tail_rule_is_the_same_for_reader_and_appender(tmp_path, tail, whole):
+    assert is_whole_line(tail) is whole
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b'{"id": "s-0"}\n' + tail)
+    read = [r["id"] for r in read_jsonl(path, tolerate_partial_tail=True)]
+    repair_partial_tail(path)
+    assert read == (["s-0", "s-1"] if whole else ["s-0"])
+    assert [r["id"] for r in read_jsonl(path)] == read
+    assert path.read_bytes().endswith(b"\n")
+
+
 def test_repair_of_a_file_with_no_newline_empties_it(tmp_path):
     path = tmp_path / "cut.jsonl"
     path.write_text('{"id": "s-', encoding="utf-8")
     assert repair_partial_tail(path) == len('{"id": "s-')
     assert path.read_bytes() == b""
+
+
+def test_repair_finds_the_last_newline_beyond_one_chunk(tmp_path):
+    # The backward scan reads 64 KiB at a time; a long last line spans several chunks.
+    path = tmp_path / "long.jsonl"
+    head = b'{"id": "s-0"}\n'
+    path.write_bytes(head + b'{"story": "' + b"x" * 200_000)
+    assert repair_partial_tail(path) == 200_000 + len('{"story": "')
+    assert path.read_bytes() == head
 
 
 @given(cut=st.integers(min_value=0, max_value=10_000))
@@ -98,9 +144,10 @@ def test_a_write_killed_at_any_byte_resumes_to_the_same_file(tmp_path_factory, c
     full = reference.read_bytes()
     killed = folder / "killed.jsonl"
     killed.write_bytes(full[: cut % (len(full) + 1)])
-    # Resume as a stage does: repair, read the ids already there, append the rest.
+    # Resume in the production order: read the ids already done, then open the appender
+    # (which settles the tail) and append the rest.
+    done = {r["id"] for r in read_jsonl(killed, tolerate_partial_tail=True)}
     with JsonlAppender(killed) as out:
-        done = {r["id"] for r in read_jsonl(killed)}
         out.extend(r for r in records if r.id not in done)
     assert killed.read_bytes() == full
 

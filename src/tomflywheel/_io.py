@@ -13,7 +13,7 @@ import os
 import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any, TypeVar, overload
+from typing import Any, BinaryIO, TypeVar, overload
 
 from pydantic import BaseModel, ValidationError
 
@@ -136,6 +136,22 @@ def require_writable(path: Path | str) -> Path:
     return path
 
 
+def is_whole_line(raw: bytes) -> bool:
+    """Whether a last line without its newline is a whole record (the newline alone was lost).
+
+    The one rule for an unterminated last line, shared by the readers and ``JsonlAppender``: it
+    is kept when it parses as JSON, and is otherwise a write cut mid-way, to be dropped. A strict
+    prefix of a JSON object never parses (its closing brace comes last), so a kept line is never
+    half a record; and because both sides apply this rule, a record a reader counted as done is
+    never the line the appender cuts.
+    """
+    try:
+        json.loads(raw.decode("utf-8"))
+    except ValueError:  # UnicodeDecodeError and JSONDecodeError both are
+        return False
+    return True
+
+
 def iter_jsonl(
     path: Path, *, tolerate_partial_tail: bool = False
 ) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -143,8 +159,9 @@ def iter_jsonl(
 
     Args:
         path: The file to read.
-        tolerate_partial_tail: Stop silently at a last line without a newline that is not valid
-            JSON (a write cut by a crash); artifact readers resuming a stage want this.
+        tolerate_partial_tail: Stop silently at a last line without a newline that is not a whole
+            line (``is_whole_line``: a write cut by a crash); artifact readers resuming a stage
+            want this. A last line that parses is read either way.
 
     Raises:
         DataError: A line is not JSON or not an object, or the file is not UTF-8; names file and
@@ -154,11 +171,11 @@ def iter_jsonl(
     # Bytes line by line: a bad byte is reported exactly, and the lines before it are kept.
     with Path(path).open("rb") as handle:
         for number, raw in enumerate(handle, start=1):
+            if tolerate_partial_tail and not raw.endswith(b"\n") and not is_whole_line(raw):
+                return
             try:
                 line = raw.decode("utf-8")
             except UnicodeDecodeError as err:
-                if tolerate_partial_tail and not raw.endswith(b"\n"):
-                    return  # a write cut inside a multi-byte character
                 raise not_utf8_at(path, number, offset + err.start) from err
             offset += len(raw)
             if not line.strip():
@@ -166,8 +183,6 @@ def iter_jsonl(
             try:
                 obj = json.loads(line)
             except json.JSONDecodeError as err:
-                if tolerate_partial_tail and not line.endswith("\n"):
-                    return
                 raise DataError(path, number, None, f"invalid JSON ({err.msg})") from err
             if not isinstance(obj, dict):
                 kind = "null" if obj is None else type(obj).__name__
@@ -215,7 +230,11 @@ def read_jsonl(
 
 
 def repair_partial_tail(path: Path) -> int:
-    """Cut a trailing partial line (a write killed mid-way); returns the bytes removed."""
+    """Settle an unterminated last line left by a kill; returns the bytes removed.
+
+    The same rule as the readers (``is_whole_line``): a whole line gets its newline back and
+    stays; anything else is cut.
+    """
     if not path.exists():
         return 0
     with path.open("rb+") as handle:
@@ -226,26 +245,35 @@ def repair_partial_tail(path: Path) -> int:
         handle.seek(size - 1)
         if handle.read(1) == b"\n":
             return 0
-        # Walk back to the last newline in chunks; files can be large.
-        pos = size
-        while pos > 0:
-            step = min(65536, pos)
-            pos -= step
-            handle.seek(pos)
-            chunk = handle.read(step)
-            cut = chunk.rfind(b"\n")
-            if cut >= 0:
-                keep = pos + cut + 1
-                handle.truncate(keep)
-                return size - keep
-        handle.truncate(0)
-        return size
+        start = _last_line_start(handle, size)
+        handle.seek(start)
+        if is_whole_line(handle.read(size - start)):
+            handle.seek(size)
+            handle.write(b"\n")
+            return 0
+        handle.truncate(start)
+        return size - start
+
+
+def _last_line_start(handle: BinaryIO, size: int) -> int:
+    """Offset just past the last newline before ``size`` (0 when there is none)."""
+    # Walk back in chunks; files can be large.
+    pos = size
+    while pos > 0:
+        step = min(65536, pos)
+        pos -= step
+        handle.seek(pos)
+        cut = handle.read(step).rfind(b"\n")
+        if cut >= 0:
+            return pos + cut + 1
+    return 0
 
 
 class JsonlAppender:
     """Append-only, line-atomic JSONL writer: each record is one ``write`` of a complete line.
 
-    Opening repairs a partial last line left by a crash, so readers only ever see whole records.
+    Opening settles an unterminated last line left by a kill (``repair_partial_tail``: a whole
+    line is terminated, a cut one removed), so readers only ever see whole records.
 
     Args:
         path: The file to append to (created with its parent folders).
