@@ -15,7 +15,15 @@ and ``checks``. This module exports what other packages use; tests may import th
 sub-packages.
 """
 
-from tomflywheel.world.checks import Benchmark, CheckReport, Unparsed, check_samples
+from tomflywheel.world.checks import (
+    Benchmark,
+    CheckReport,
+    LabelReading,
+    LabelStatus,
+    Unparsed,
+    check_samples,
+    read_labels,
+)
 from tomflywheel.world.generators import (
     GENERATORS,
     complement,
@@ -54,6 +62,8 @@ __all__ = [
     "CheckReport",
     "DatasetStats",
     "EventRecord",
+    "LabelReading",
+    "LabelStatus",
     "QuestionSpec",
     "Reason",
     "Story",
@@ -69,6 +79,7 @@ __all__ = [
     "generate",
     "generator_for",
     "rationale",
+    "read_labels",
     "read_trace",
     "render_story",
     "sample_spec",

@@ -19,6 +19,7 @@ from tomflywheel.world.checks._check import (
 )
 from tomflywheel.world.checks._hitom import hitom_items
 from tomflywheel.world.checks._item import CheckItem, Unparsed
+from tomflywheel.world.checks._labels import LabelReading, LabelStatus, benchmark_of, read_labels
 from tomflywheel.world.checks._tgtom import tgtom_items, tgtom_spec
 from tomflywheel.world.checks._tomi import tomi_items
 
@@ -28,11 +29,15 @@ __all__ = [
     "CheckItem",
     "CheckReport",
     "CheckRow",
+    "LabelReading",
+    "LabelStatus",
     "Mismatch",
     "Unparsed",
+    "benchmark_of",
     "check_items",
     "check_samples",
     "hitom_items",
+    "read_labels",
     "tgtom_items",
     "tgtom_spec",
     "tomi_items",
