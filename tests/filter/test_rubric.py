@@ -63,7 +63,10 @@ def test_is_control_reads_question_types_and_trace_kinds():
     settings = RubricSettings()
     kinds = {s.meta["question_type"]: is_control(s, settings) for s in tomi_samples()}
     assert kinds["memory"] and kinds["reality"]
-    assert not any(v for k, v in kinds.items() if "order" in k)
+    # the shared rule: a belief that equals reality (``_no_tom``) is a control too
+    assert {k: v for k, v in kinds.items() if "order" in k} == {
+        k: k.endswith("_no_tom") for k in kinds if "order" in k
+    }
 
 
 def test_rubric_failure_to_reply_is_a_failure_never_a_pass():

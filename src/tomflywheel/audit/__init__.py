@@ -23,8 +23,16 @@ from tomflywheel.audit._report import (
     audit_samples,
     item_chance,
 )
+from tomflywheel.audit._roles import (
+    CONTROL_QUESTION_TYPES,
+    Role,
+    is_control,
+    marked_role,
+    sample_role,
+)
 
 __all__ = [
+    "CONTROL_QUESTION_TYPES",
     "HEURISTICS",
     "PROBE",
     "AuditItem",
@@ -32,6 +40,7 @@ __all__ = [
     "AuditRow",
     "Heuristic",
     "ProbeResult",
+    "Role",
     "SetFit",
     "answered",
     "audit",
@@ -41,7 +50,10 @@ __all__ = [
     "audit_samples",
     "fit_set",
     "heuristic",
+    "is_control",
     "item_chance",
+    "marked_role",
     "question_family",
     "run_probe",
+    "sample_role",
 ]

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+from tomflywheel.audit import is_control as sample_is_control
 from tomflywheel.config import RubricSettings
-from tomflywheel.filter._candidate import Candidate, has_trace
+from tomflywheel.filter._candidate import Candidate
 from tomflywheel.filter._context import CheckContext
 from tomflywheel.filter._evidence import RubricScore
 from tomflywheel.filter._registry import Question, check, failed, passed, skipped
@@ -48,16 +48,14 @@ def rubric_messages(sample: Sample, settings: RubricSettings) -> list[dict[str, 
 
 
 def is_control(sample: Sample, settings: RubricSettings) -> bool:
-    """Whether a sample is a control question (exempt from needing theory of mind)."""
-    if sample.meta.get("control") is True:
-        return True
+    """Whether a sample is a control (exempt from needing theory of mind).
+
+    The shared rule (:func:`tomflywheel.audit.is_control`), plus any question types the
+    settings add to it.
+    """
     if sample.meta.get("question_type") in settings.control_question_types:
         return True
-    trace = sample.meta.get("trace")
-    if has_trace(sample) and isinstance(trace, Mapping):
-        question = trace.get("question")
-        return isinstance(question, Mapping) and question.get("kind") in ("memory", "reality")
-    return False
+    return sample_is_control(sample)
 
 
 def rubric_summary(score: RubricScore) -> str:

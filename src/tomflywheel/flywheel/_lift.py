@@ -1,8 +1,8 @@
 """Before/after comparison of a trained model: lift per dataset and group, targets vs controls.
 
 Controls are the items the new data should *not* change: memory, reality, true-belief and no-ToM
-questions, control variants and matched twins (the feedback plan's roles, plus the benchmark's
-own control markers). A lift on targets that comes with a drop on controls is a
+questions, control variants and matched twins, by the one rule the plan and the audit use
+(:func:`tomflywheel.audit.is_control`). A lift on targets that comes with a drop on controls is a
 new shortcut (e.g. "the answer is never where the object is"), and the comparison says so.
 """
 
@@ -14,27 +14,12 @@ from pathlib import Path
 from typing import Any
 
 from tomflywheel.artifacts import Experiment, read_judgments
-from tomflywheel.feedback import sample_role
+from tomflywheel.audit import is_control
 from tomflywheel.schema import SCORED, Judgment, Sample, Verdict, read_samples
 from tomflywheel.stats import accuracy
 
 SHORTCUT_DROP = 0.05
 """A drop of at least this much (5 points) on one part beside a gain on the other is flagged."""
-
-
-def is_control(sample: Sample) -> bool:
-    """Whether a sample is a control item (the skill trained for is not needed to answer it)."""
-    meta = sample.meta
-    if meta.get("control") is True or meta.get("tom") is False:
-        return True
-    question_type = str(meta.get("question_type") or "")
-    if question_type.endswith("_no_tom") or meta.get("story_type") == "true_belief":
-        return True
-    variant = meta.get("variant")
-    if isinstance(variant, str):
-        return variant != "false_belief"
-    # memory and reality questions carry no marker: the engine's reading of the story decides
-    return sample_role(sample) == "control"
 
 
 def _split(samples: dict[str, Sample], judgments: Iterable[Judgment]) -> dict[str, dict[str, Any]]:
