@@ -51,6 +51,22 @@ def test_invalid_yaml_names_the_line(tmp_path):
         parse_settings("server: embedded\n  llm: x\n", tmp_path / "c.yaml")
 
 
+def test_a_key_given_twice_is_refused_naming_both_lines(tmp_path):
+    # YAML itself lets the last one win: the first value would be ignored without a word.
+    path = tmp_path / "c.yaml"
+    path.write_text(
+        "server: external\nllm:\n  model: a\n  concurrency: 4\n  model: b\n", encoding="utf-8"
+    )
+    with pytest.raises(ConfigError) as caught:
+        load_settings(path)
+    assert str(caught.value) == f"{path}:5: invalid YAML: duplicate key 'model' on lines 3 and 5"
+
+
+def test_equal_keys_in_different_sections_are_not_duplicates(tmp_path):
+    settings = parse_settings("llm:\n  model: a\njudge:\n  llm:\n    model: b\n", "c.yaml")
+    assert (settings.llm.model, settings.judge.llm.model) == ("a", "b")
+
+
 def test_missing_file_is_a_config_error(tmp_path):
     with pytest.raises(ConfigError, match="cannot read config"):
         load_settings(tmp_path / "nope.yaml")

@@ -3,11 +3,13 @@ import json
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from yaml import YAMLError
 
 from tomflywheel._io import (
     JsonlAppender,
     atomic_write_json,
     is_whole_line,
+    load_yaml,
     read_jsonl,
     repair_partial_tail,
     write_jsonl_atomic,
@@ -164,3 +166,23 @@ def test_same_records_give_the_same_bytes(tmp_path):
     write_jsonl_atomic(tmp_path / "a.jsonl", [_sample(i) for i in range(3)])
     write_jsonl_atomic(tmp_path / "b.jsonl", [_sample(i) for i in range(3)])
     assert (tmp_path / "a.jsonl").read_bytes() == (tmp_path / "b.jsonl").read_bytes()
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("a: 1\nb: 2\na: 3\n", "duplicate key 'a' on lines 1 and 3"),
+        ("top:\n  k: 1\n  j: 2\n  k: 3\n", "duplicate key 'k' on lines 2 and 4"),
+        ("- {a: 1, a: 2}\n", "duplicate key 'a' twice on line 1"),
+        ("1: a\n0x1: b\n", "duplicate key 1 on lines 1 and 2"),  # equal once parsed
+    ],
+)
+def test_yaml_with_a_key_given_twice_is_refused(text, problem):
+    with pytest.raises(YAMLError) as caught:
+        load_yaml(text)
+    assert caught.value.problem == problem
+
+
+def test_yaml_merge_keys_may_override_and_equal_keys_may_sit_in_other_mappings():
+    text = "base: &b {x: 1, y: 2}\nz:\n  <<: *b\n  x: 5\nw: {x: 1}\n"
+    assert load_yaml(text) == {"base": {"x": 1, "y": 2}, "z": {"x": 5, "y": 2}, "w": {"x": 1}}

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO, TypeVar, overload
 
+import yaml
 from pydantic import BaseModel, ValidationError
 
 from tomflywheel.errors import DataError, PathError
@@ -134,6 +135,42 @@ def require_writable(path: Path | str) -> Path:
     if not os.access(folder, os.W_OK):
         raise PathError(folder, None, None, "no permission to write here")
     return path
+
+
+class _StrictLoader(yaml.SafeLoader):
+    """``yaml.SafeLoader`` that refuses a key given twice in one mapping (YAML says last wins)."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        first: dict[Any, int] = {}
+        for key_node, _ in node.value:
+            # ``<<`` merges may override keys on purpose; complex keys cannot be compared.
+            if key_node.tag == "tag:yaml.org,2002:merge" or not isinstance(
+                key_node, yaml.ScalarNode
+            ):
+                continue
+            key = self.construct_object(key_node)
+            line = key_node.start_mark.line + 1
+            if key in first:
+                where = (
+                    f"twice on line {line}"
+                    if first[key] == line
+                    else f"on lines {first[key]} and {line}"
+                )
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"duplicate key {key!r} {where}", key_node.start_mark
+                )
+            first[key] = line
+        return super().construct_mapping(node, deep=deep)
+
+
+def load_yaml(text: str) -> Any:
+    """Parse a YAML document like ``yaml.safe_load``, but refuse a duplicate key.
+
+    Raises:
+        yaml.YAMLError: Invalid YAML, or a key given twice in one mapping (``problem`` names
+            both lines, ``problem_mark`` the second).
+    """
+    return yaml.load(text, Loader=_StrictLoader)
 
 
 def is_whole_line(raw: bytes) -> bool:

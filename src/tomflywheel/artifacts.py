@@ -19,6 +19,7 @@ import yaml
 from tomflywheel._io import (
     atomic_write_json,
     atomic_write_text,
+    load_yaml,
     read_jsonl,
     read_text,
     require_folder,
@@ -108,7 +109,7 @@ def open_experiment(settings: Settings, exp_dir: Path | None) -> Experiment:
     snapshot = settings.snapshot()
     config_path = experiment.root / CONFIG_FILE
     if config_path.exists():
-        earlier = yaml.safe_load(read_text(config_path)) or {}
+        earlier = load_yaml(read_text(config_path)) or {}
         changed = [
             ".".join(path)
             for path in _FINGERPRINT_KEYS

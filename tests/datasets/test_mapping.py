@@ -137,6 +137,8 @@ def test_json_records_path_and_open_answers(tmp_path):
             "task.judge: Input should be",
         ),
         ("name: x\nfields: [story\n", "invalid YAML"),
+        # YAML itself lets the last of two equal keys win silently.
+        ("name: x\nfields: {story: s, correct: a}\nname: y\n", ":3: invalid YAML (duplicate key"),
     ],
 )
 def test_mapping_errors_name_the_file_and_key(jsonl, tmp_path, text, message):

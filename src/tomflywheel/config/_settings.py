@@ -9,7 +9,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import Field, ValidationError
 
-from tomflywheel._io import read_text
+from tomflywheel._io import load_yaml, read_text
 from tomflywheel.config._base import (
     ENV_API_KEY,
     ENV_BASE_URL,
@@ -95,7 +95,7 @@ def parse_settings(text: str, source: Path | str = "<config>") -> Settings:
     """
     try:
         node = yaml.compose(text)
-        data = yaml.safe_load(text) or {}
+        data = load_yaml(text) or {}
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         where = f"{source}:{mark.line + 1}" if mark else str(source)

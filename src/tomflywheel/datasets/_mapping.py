@@ -48,7 +48,7 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from tomflywheel._io import read_text, validation_error_field
+from tomflywheel._io import load_yaml, read_text, validation_error_field
 from tomflywheel.asking import JUDGES, PromptKind
 from tomflywheel.datasets._common import Loc, make_sample, required
 from tomflywheel.datasets._records import (
@@ -162,7 +162,7 @@ def load_mapping(path: Path) -> Mapping:
             task field that no ``fields.meta`` entry provides; names the file and key.
     """
     try:
-        raw = yaml.safe_load(read_text(path))
+        raw = load_yaml(read_text(path))
     except OSError as err:
         raise UserInputError(f"{path}: cannot read the mapping ({err.strerror})") from err
     except yaml.YAMLError as err:

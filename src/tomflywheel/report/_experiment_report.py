@@ -6,9 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from tomflywheel._io import atomic_write_text, require_folder
+from tomflywheel._io import atomic_write_text, load_yaml, require_folder
 from tomflywheel.artifacts import Experiment, read_judgments, read_predictions
 from tomflywheel.report._html import Bar, bar_chart, esc, page, sample_browser, table_html
 from tomflywheel.report._judge import calibration_text, judge_notes
@@ -140,7 +138,7 @@ def write_experiment_report(experiment: Experiment) -> list[Path]:
     all_metrics = [_load_json(p) for p in sorted(root.glob("*/metrics.json"))]
     written = write_tables(root / "tables", all_metrics)
     config = (
-        yaml.safe_load((root / "config.yaml").read_text(encoding="utf-8"))
+        load_yaml((root / "config.yaml").read_text(encoding="utf-8"))
         if (root / "config.yaml").exists()
         else {}
     )

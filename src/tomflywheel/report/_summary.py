@@ -9,11 +9,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import yaml
 from rich.markup import escape
 from rich.table import Table
 
-from tomflywheel._io import atomic_write_text, require_folder
+from tomflywheel._io import atomic_write_text, load_yaml, require_folder
 from tomflywheel.errors import UserInputError
 from tomflywheel.report._html import Bar, bar_chart, page, table_html
 
@@ -22,7 +21,7 @@ def _model_of(root: Path) -> str:
     config_path = root / "config.yaml"
     if not config_path.exists():
         return "?"
-    config = yaml.safe_load(config_path.read_text(encoding="utf-8")) or {}
+    config = load_yaml(config_path.read_text(encoding="utf-8")) or {}
     llm = config.get("llm") or {}
     embedded = config.get("embedded") or {}
     if config.get("server") == "embedded":
