@@ -17,6 +17,7 @@ from tomflywheel.errors import ConfigError, LLMRequestError, ServerError
 from tomflywheel.llm._cache import RequestCache, request_key
 from tomflywheel.llm._endpoints import Endpoint, EndpointPool
 from tomflywheel.llm._limit import AdaptiveLimit, LatencyDeadline
+from tomflywheel.llm._patience import NO_CONNECTION, TIMEOUT, Patience
 from tomflywheel.llm._retry import RetryDelay, is_overload, is_retryable
 from tomflywheel.llm._stats import UsageStats
 
@@ -48,9 +49,10 @@ class ContentClient:
 
     Adaptive concurrency: timeouts, 429 and 503 halve the in-flight limit, successes raise it
     again, and deadlines grow with the latency the server shows, so a slow server slows the run
-    down instead of failing it. Overload is retried (honouring Retry-After) for as long as the
-    server stays reachable; other 5xx a bounded number of times; other 4xx never. The client
-    gives up only when no endpoint has been reachable for ``unreachable_after_s``. Several base
+    down instead of failing it. Overload is retried (honouring Retry-After); other 5xx a
+    bounded number of times; other 4xx never. The client gives up when no request has completed
+    for ``unreachable_after_s`` (a server answering ``/models`` alone is not progress), saying
+    what the server did meanwhile. Several base
     URLs with balancing and failover; a persistent request cache keyed by model + full body.
 
     Args:
@@ -73,9 +75,7 @@ class ContentClient:
         self._limit = AdaptiveLimit(settings.concurrency)
         self._deadline = LatencyDeadline(settings.timeout_s, settings.max_timeout_s)
         self._delay = RetryDelay(settings.backoff_initial_s, settings.backoff_max_s)
-        self._unreachable_since: float | None = None
-        self._health_lock = asyncio.Lock()
-        self._health: tuple[float, bool] = (0.0, True)
+        self._patience = Patience(settings.unreachable_after_s)
         self._inflight: dict[str, asyncio.Future[tuple[dict[str, Any], float, bool]]] = {}
         self.stats = UsageStats(concurrency_now=settings.concurrency)
         self.stats.concurrency_lowest = settings.concurrency
@@ -124,21 +124,31 @@ class ContentClient:
     async def _send_with_retries(
         self, path: ApiPath, body: dict[str, Any]
     ) -> tuple[dict[str, Any], float]:
+        self._patience.started()
+        try:
+            return await self._attempts(path, body)
+        finally:
+            self._patience.ended()
+
+    async def _attempts(self, path: ApiPath, body: dict[str, Any]) -> tuple[dict[str, Any], float]:
         attempt = errors = timeouts = 0
         while True:
             attempt += 1
             await self._limit.acquire()
             endpoint = self._pool.acquire()
-            deadline = self._deadline.for_attempt(timeouts)
+            # Never wait on one attempt past the patience left: a hung server must not hang us.
+            patience_s = max(1.0, self._patience.remaining_s())
+            deadline = min(self._deadline.for_attempt(timeouts), patience_s)
             healthy = False
             try:
                 response, latency = await self._send_once(endpoint, path, body, deadline)
             except openai.APIStatusError as err:
                 healthy = not is_retryable(err)  # a 400 says nothing about the endpoint's health
-                self._unreachable_since = None  # it answered
                 if not is_retryable(err):
+                    self._patience.completed()  # the server dealt with it: a refusal is an answer
                     self.stats.failures += 1
                     raise LLMRequestError(err.status_code, _message(err)) from err
+                self._patience.failed(f"HTTP {err.status_code}")
                 if not is_overload(err):
                     errors += 1
                     if errors > self.settings.max_retries:
@@ -151,12 +161,15 @@ class ContentClient:
             except openai.APIConnectionError as err:
                 if isinstance(err, openai.APITimeoutError):
                     timeouts += 1
-                    self._deadline.timed_out(deadline)
+                    self._patience.failed(TIMEOUT)
+                    if deadline < patience_s:  # the server was slow, not our patience short
+                        self._deadline.timed_out(deadline)
+                else:
+                    self._patience.failed(NO_CONNECTION)
                 failure = err
-                await self._give_up_if_unreachable(endpoint, err)
             else:
                 healthy = True
-                self._unreachable_since = None
+                self._patience.completed()
                 self._limit.succeeded()
                 self._deadline.observe(latency)
                 self._update_limit_stats()
@@ -164,6 +177,7 @@ class ContentClient:
             finally:
                 self._pool.release(endpoint, ok=healthy)
                 await self._limit.release()
+            self._give_up_if_stuck(failure)
             if is_overload(failure) and self._limit.overloaded(self._deadline.round_trip_s):
                 logger.info(
                     "slowing down after %s: at most %d requests in flight",
@@ -173,7 +187,8 @@ class ContentClient:
             self._update_limit_stats()
             self.stats.retries += 1
             logger.debug("retrying after %s (attempt %d)", failure.__class__.__name__, attempt)
-            await asyncio.sleep(self._delay(failure, attempt))
+            delay = self._delay(failure, attempt)
+            await asyncio.sleep(min(delay, self._patience.remaining_s() + 0.05))
 
     async def _send_once(
         self, endpoint: Endpoint, path: ApiPath, body: dict[str, Any], deadline_s: float
@@ -189,41 +204,19 @@ class ContentClient:
         self.stats.record_response(endpoint.base_url, response.get("usage"), latency)
         return response, latency
 
-    async def _give_up_if_unreachable(self, endpoint: Endpoint, err: Exception) -> None:
-        """Raise once no endpoint has answered (a request or a health check) for long enough."""
-        if isinstance(err, openai.APITimeoutError) and await self._answers(endpoint):
-            self._unreachable_since = None  # slow, not gone: the deadline grows instead
-            return
-        now = time.monotonic()
-        if self._unreachable_since is None:
-            self._unreachable_since = now
-            return
-        waited = now - self._unreachable_since
-        if waited < self.settings.unreachable_after_s:
+    def _give_up_if_stuck(self, err: Exception) -> None:
+        """Raise once no request has completed for ``unreachable_after_s``.
+
+        Only a completion counts: a server answering ``/models`` but nothing else is stuck.
+        """
+        if not self._patience.exhausted():
             return
         self.stats.failures += 1
-        kind = "timed out" if isinstance(err, openai.APITimeoutError) else "unreachable"
         raise ServerError(
-            f"LLM server {kind} at {', '.join(self.settings.base_urls)}: no answer for "
-            f"{waited:.0f} s (llm.unreachable_after_s; last error {err.__class__.__name__}: "
-            f"{err}). Work done so far is kept: run the same command again to resume"
+            f"LLM server at {', '.join(self.settings.base_urls)}: {self._patience.describe()} "
+            f"(llm.unreachable_after_s; last error {err.__class__.__name__}). "
+            "Work done so far is kept: run the same command again to resume"
         ) from err
-
-    async def _answers(self, endpoint: Endpoint) -> bool:
-        """Whether ``/models`` answers (checked at most every 2 s, one check at a time)."""
-        async with self._health_lock:
-            checked_at, ok = self._health
-            if time.monotonic() - checked_at < 2.0:
-                return ok
-            try:
-                await endpoint.client.get("/models", cast_to=object, options={"timeout": 10.0})
-                ok = True
-            except openai.APIStatusError:
-                ok = True  # it answered, even if not with a list
-            except openai.APIConnectionError:
-                ok = False
-            self._health = (time.monotonic(), ok)
-            return ok
 
     def _update_limit_stats(self) -> None:
         self.stats.concurrency_now = self._limit.current
