@@ -4,19 +4,24 @@ Controls are the items the new data should *not* change: memory, reality, true-b
 questions, control variants and matched twins, by the one rule the plan and the audit use
 (:func:`tomflywheel.audit.is_control`). A lift on targets that comes with a drop on controls is a
 new shortcut (e.g. "the answer is never where the object is"), and the comparison says so.
+
+Each part's lift also comes paired, on the items scored both times, with a 95% interval
+clustered by story (:func:`tomflywheel.stats.paired_lift`): ToMi and Hi-ToM ask several
+questions of one story, whose answers move together.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 from tomflywheel.artifacts import Experiment, read_judgments
 from tomflywheel.audit import is_control
 from tomflywheel.schema import SCORED, Judgment, Sample, Verdict, read_samples
-from tomflywheel.stats import accuracy
+from tomflywheel.stats import PairedLift, accuracy, paired_lift
 
 SHORTCUT_DROP = 0.05
 """A drop of at least this much (5 points) on one part beside a gain on the other is flagged."""
@@ -34,6 +39,49 @@ def _split(samples: dict[str, Sample], judgments: Iterable[Judgment]) -> dict[st
             tallies[key][0] += right
             tallies[key][1] += 1
     return {key: accuracy(c, n) for key, (c, n) in tallies.items()}
+
+
+def story_key(sample: Sample) -> str:
+    """The story an item asks about (its cluster): ``meta.story_id``, else the story text.
+
+    BigToM's conditions retell one template (``story_id``) in different words; ToMi and
+    Hi-ToM ask several questions of the very same text.
+    """
+    story_id = sample.meta.get("story_id")
+    if story_id is not None:
+        return f"{sample.meta.get('dataset') or ''}:{story_id}"
+    return sample.story
+
+
+def first_verdicts(experiment: Experiment, label: str) -> dict[str, bool]:
+    """Sample id -> right, for the first trial of every scored item of one dataset."""
+    return {
+        j.sample_id: j.verdict is Verdict.CORRECT
+        for j in read_judgments(experiment.judgments(label))
+        if j.trial == 0 and j.verdict in SCORED
+    }
+
+
+def paired_part(
+    before: dict[str, bool], after: dict[str, bool], clusters: dict[str, str], ids: Iterable[str]
+) -> PairedLift | None:
+    """The paired lift of the items ``ids`` scored both times, clustered by ``clusters``."""
+    shared = sorted(i for i in ids if i in before and i in after)
+    return paired_lift([(clusters[i], before[i], after[i]) for i in shared])
+
+
+def _paired(first: Experiment, second: Experiment, label: str) -> dict[str, Any]:
+    samples = {s.id: s for s in read_samples(first.samples(label))}
+    clusters = {sid: story_key(s) for sid, s in samples.items()}
+    before, after = first_verdicts(first, label), first_verdicts(second, label)
+    ids: dict[str, list[str]] = {"all": sorted(samples), "targets": [], "controls": []}
+    for sid, sample in sorted(samples.items()):
+        ids["controls" if is_control(sample) else "targets"].append(sid)
+    out = {}
+    for part, members in ids.items():
+        found = paired_part(before, after, clusters, members)
+        out[part] = asdict(found) if found is not None else None
+    return out
 
 
 def dataset_split(experiment: Experiment, label: str) -> dict[str, dict[str, Any]]:
@@ -61,6 +109,7 @@ def compare(before_exp: Path, after_exp: Path) -> dict[str, Any]:
             "before": before,
             "after": after,
             "lift": lift,
+            "paired": _paired(first, second, label),
             "groups": _group_lifts(first.metrics(label), second.metrics(label)),
             "shortcut_warning": shortcut_warning(lift["targets"], lift["controls"]),
         }

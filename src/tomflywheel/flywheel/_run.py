@@ -180,8 +180,12 @@ class _Runner:
         self.stage(k, "filter", admit)
         if settings.flywheel.train:
             self._train_and_measure(k, settings, folder)
+        base = self.manifest.done(1, "heldout_before")
         summary = round_summary(
-            self.manifest.round(k), model=served_model(settings), previous=self.previous
+            self.manifest.round(k),
+            model=served_model(settings),
+            previous=self.previous,
+            base_heldout=Path(base.outputs["exp_dir"]) if base else None,
         )
         atomic_write_json(folder / "summary.json", summary)
         self.previous = summary
@@ -254,6 +258,8 @@ class _Runner:
                 "mix": mix,
                 "steps": result.steps,
                 "samples": result.samples,
+                # dropped for exceeding train.max_length: a round must say what it never taught
+                "too_long": len(result.too_long),
                 "first_loss": result.losses[0] if result.losses else None,
                 "last_loss": result.losses[-1] if result.losses else None,
                 "seconds": round(result.seconds, 1),

@@ -153,14 +153,22 @@ def round_notes(summary: dict[str, Any]) -> list[str]:
 
 
 def round_summary(
-    record: RoundRecord, *, model: str, previous: dict[str, Any] | None = None
+    record: RoundRecord,
+    *,
+    model: str,
+    previous: dict[str, Any] | None = None,
+    base_heldout: Path | None = None,
 ) -> dict[str, Any]:
     """Everything the round did, from its artifacts and the manifest's stage records.
+
+    ``lift`` compares the held-out sets after training with the model the round started from
+    (the previous round's); ``lift_vs_base`` (rounds after the first) with the base model.
 
     Args:
         record: The round's stages in the manifest.
         model: The evaluated model's served name.
         previous: The previous round's summary, to flag a changed dataset list.
+        base_heldout: Round 1's held-out experiment before training (the base model).
     """
     stages = record.stages
     evaluate = stages.get("evaluate")
@@ -192,6 +200,11 @@ def round_summary(
         if before and after
         else None
     )
+    vs_base = (
+        compare(base_heldout, Path(after.outputs["exp_dir"]))
+        if after and base_heldout is not None and record.round > 1
+        else None
+    )
     trained = stages.get("train")
     summary = {
         "round": record.round,
@@ -200,6 +213,7 @@ def round_summary(
         "bad_cases": bad_case_examples(exp_dir) if exp_dir else {},
         "trained": trained.outputs if trained else None,
         "lift": lift,
+        "lift_vs_base": vs_base,
         "accuracy": accuracy,
         "error_profile": {
             k: profile.get(k)
