@@ -1,13 +1,18 @@
 """``datasets fetch``: pinned downloads from a real local HTTP server (with Range support).
 
-The server serves the shared benchmark folder as is, at the same relative paths as the pinned
-table; a test may tell it to cut a connection once or to change a byte of a file.
+The mechanics (download, checksum, resume, archive members, the CLI) are tested on small files
+the tests write: Social IQa's pinned entry is pointed at them (``toy``), so a clone without the
+shared benchmarks still tests them. The tests of the real pinned table serve the shared benchmark
+folder as is (``shared_server``) and skip without it. A test may tell the server to cut a
+connection once or to change a byte of a file.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import http.server
+import json
 import os
 import subprocess
 import sys
@@ -23,18 +28,23 @@ from typer.testing import CliRunner
 from tomflywheel.cli import app
 from tomflywheel.datasets import (
     SOURCES,
+    PinnedFile,
+    Source,
     fetch_dataset,
     fetch_files,
     is_fetched,
     list_datasets,
     load_benchmark,
 )
+from tomflywheel.datasets._sources import Archive
 from tomflywheel.errors import ConfigError, FetchError
 from tomflywheel.schema import read_samples
 
 runner = CliRunner()
 HITOM = "hitom/Hi-ToM_data.json"
-HITOM_SIZE = 2267625
+TOY = "socialiqa"
+DEV, LABELS = "socialiqa/dev.jsonl", "socialiqa/dev-labels.lst"
+TOY_RECORDS = 120
 
 
 @dataclass
@@ -103,10 +113,11 @@ def _handler(server: Server) -> type[http.server.BaseHTTPRequestHandler]:
 
 
 @pytest.fixture
-def server(benchmarks: Path, tmp_path: Path) -> Iterator[Server]:
-    extra = tmp_path / "served"
-    extra.mkdir()
-    state = Server(roots=[benchmarks, extra])
+def server(tmp_path: Path) -> Iterator[Server]:
+    """A server over ``tmp_path/served`` (empty until a test or fixture writes there)."""
+    served = tmp_path / "served"
+    served.mkdir()
+    state = Server(roots=[served])
     httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _handler(state))
     state.base_url = f"http://127.0.0.1:{httpd.server_address[1]}"
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
@@ -116,8 +127,53 @@ def server(benchmarks: Path, tmp_path: Path) -> Iterator[Server]:
     httpd.server_close()
 
 
+@pytest.fixture
+def shared_server(server: Server, benchmarks: Path) -> Server:
+    """The server over the shared benchmark folder too (skips without it)."""
+    server.roots.insert(0, benchmarks)
+    return server
+
+
 def _sha(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _pin(folder: Path, path: str, data: bytes) -> PinnedFile:
+    """Write ``data`` at ``folder/path`` and pin it by its size and sha256."""
+    (folder / path).parent.mkdir(parents=True, exist_ok=True)
+    (folder / path).write_bytes(data)
+    digest = hashlib.sha256(data).hexdigest()
+    return PinnedFile(
+        path=path, url=f"https://example.invalid/{path}", sha256=digest, size=len(data)
+    )
+
+
+def _toy_socialiqa() -> dict[str, bytes]:
+    """A small Social IQa split in the benchmark's own format (records and labels file)."""
+    records = [
+        {
+            "context": f"Jordan lent Riley bike number {i} for the weekend.",
+            "question": "How would Riley feel afterwards?",
+            "answerA": "grateful",
+            "answerB": "annoyed",
+            "answerC": "bored",
+        }
+        for i in range(TOY_RECORDS)
+    ]
+    dev = "".join(json.dumps(r) + "\n" for r in records)
+    labels = "".join(f"{i % 3 + 1}\n" for i in range(TOY_RECORDS))
+    return {DEV: dev.encode("utf-8"), LABELS: labels.encode("utf-8")}
+
+
+@pytest.fixture
+def toy(server: Server, monkeypatch: pytest.MonkeyPatch) -> Source:
+    """Social IQa's pinned entry pointed at small files the test serves."""
+    files = tuple(_pin(server.roots[0], p, data) for p, data in _toy_socialiqa().items())
+    source = dataclasses.replace(
+        SOURCES[TOY], files=files, evaluation_only="Toy files: for these tests only."
+    )
+    monkeypatch.setitem(SOURCES, TOY, source)
+    return source
 
 
 def test_every_pinned_checksum_is_the_shared_copy(benchmarks):
@@ -130,87 +186,129 @@ def test_every_pinned_checksum_is_the_shared_copy(benchmarks):
             assert _sha(path) == pinned.sha256, pinned.path
 
 
-def test_fetch_downloads_verifies_and_imports(server, tmp_path):
+def test_fetch_downloads_verifies_and_imports(server, toy, tmp_path):
     seen: list[tuple[int, int | None, str]] = []
     summary = fetch_dataset(
-        "hitom",
+        TOY,
         to=tmp_path / "fetched",
         base_url=server.base_url,
         on_progress=lambda done, total, path: seen.append((done, total, path)),
         datasets_dir=tmp_path / "datasets",
     )
-    target = tmp_path / "fetched" / HITOM
-    assert [(f.path, f.status) for f in summary.files] == [(target, "downloaded")]
-    assert _sha(target) == SOURCES["hitom"].files[0].sha256
-    assert not target.with_name(target.name + ".part").exists()
-    assert server.requests == [(HITOM, None)]
-    assert seen[-1] == (HITOM_SIZE, HITOM_SIZE, HITOM)
-    assert summary.imported is not None and summary.imported.count == 600
-    assert summary.imported.out == tmp_path / "datasets" / "hitom.jsonl"
+    targets = [tmp_path / "fetched" / DEV, tmp_path / "fetched" / LABELS]
+    assert [(f.path, f.status) for f in summary.files] == [(t, "downloaded") for t in targets]
+    assert [_sha(t) for t in targets] == [f.sha256 for f in toy.files]
+    assert not any(t.with_name(t.name + ".part").exists() for t in targets)
+    assert server.requests == [(DEV, None), (LABELS, None)]
+    total = sum(f.size or 0 for f in toy.files)
+    assert seen[-1] == (total, total, LABELS)
+    assert summary.imported is not None and summary.imported.count == TOY_RECORDS
+    assert summary.imported.out == tmp_path / "datasets" / "socialiqa.jsonl"
 
 
-def test_an_interrupted_download_resumes_with_a_range_request(server, tmp_path):
-    server.cut_once[HITOM] = 1_000_000
-    summary = fetch_files("hitom", to=tmp_path, base_url=server.base_url)
-    assert server.requests == [(HITOM, None), (HITOM, "bytes=1000000-")]
-    assert summary.files[0].status == "resumed"
-    assert _sha(tmp_path / HITOM) == SOURCES["hitom"].files[0].sha256
+def test_an_interrupted_download_resumes_with_a_range_request(server, toy, tmp_path):
+    server.cut_once[DEV] = 5_000
+    summary = fetch_files(TOY, to=tmp_path / "out", base_url=server.base_url)
+    assert server.requests == [(DEV, None), (DEV, "bytes=5000-"), (LABELS, None)]
+    assert [f.status for f in summary.files] == ["resumed", "downloaded"]
+    assert _sha(tmp_path / "out" / DEV) == toy.files[0].sha256
 
 
-def test_a_partial_file_left_by_a_killed_run_is_resumed(server, benchmarks, tmp_path):
-    part = tmp_path / f"{HITOM}.part"
+def test_a_partial_file_left_by_a_killed_run_is_resumed(server, toy, tmp_path):
+    part = tmp_path / "out" / f"{DEV}.part"
     part.parent.mkdir(parents=True)
-    part.write_bytes((benchmarks / HITOM).read_bytes()[:12345])
-    summary = fetch_files("hitom", to=tmp_path, base_url=server.base_url)
-    assert server.requests == [(HITOM, "bytes=12345-")]
+    part.write_bytes((server.roots[0] / DEV).read_bytes()[:1234])
+    summary = fetch_files(TOY, to=tmp_path / "out", base_url=server.base_url)
+    assert server.requests == [(DEV, "bytes=1234-"), (LABELS, None)]
     assert summary.files[0].status == "resumed"
-    assert _sha(tmp_path / HITOM) == SOURCES["hitom"].files[0].sha256
+    assert _sha(tmp_path / "out" / DEV) == toy.files[0].sha256
 
 
-def test_a_complete_partial_file_is_verified_without_a_request(server, benchmarks, tmp_path):
-    part = tmp_path / f"{HITOM}.part"
+def test_a_complete_partial_file_is_verified_without_a_request(server, toy, tmp_path):
+    # A run killed between the last byte and the rename.
+    part = tmp_path / "out" / f"{DEV}.part"
     part.parent.mkdir(parents=True)
-    part.write_bytes((benchmarks / HITOM).read_bytes())
-    summary = fetch_files("hitom", to=tmp_path, base_url=server.base_url)
-    assert (summary.files[0].status, server.requests) == ("resumed", [])
-    assert _sha(tmp_path / HITOM) == SOURCES["hitom"].files[0].sha256
+    part.write_bytes((server.roots[0] / DEV).read_bytes())
+    summary = fetch_files(TOY, to=tmp_path / "out", base_url=server.base_url)
+    assert (summary.files[0].status, server.requests) == ("resumed", [(LABELS, None)])
+    assert _sha(tmp_path / "out" / DEV) == toy.files[0].sha256
 
 
-def test_a_checksum_mismatch_is_refused_and_the_download_removed(server, tmp_path):
-    server.tampered.add(HITOM)
+def test_a_checksum_mismatch_is_refused_and_the_download_removed(server, toy, tmp_path):
+    server.tampered.add(DEV)
     with pytest.raises(FetchError) as info:
-        fetch_files("hitom", to=tmp_path, base_url=server.base_url)
-    assert f"{HITOM}: sha256 mismatch (expected 1c4077bb" in str(info.value)
+        fetch_files(TOY, to=tmp_path / "out", base_url=server.base_url)
+    assert f"{DEV}: sha256 mismatch (expected {toy.files[0].sha256}, got " in str(info.value)
     assert "the download was removed" in str(info.value)
-    assert list((tmp_path / "hitom").iterdir()) == []
+    assert list((tmp_path / "out" / "socialiqa").iterdir()) == []
 
 
-def test_a_verified_file_is_not_downloaded_again(server, tmp_path):
-    fetch_files("socialiqa", to=tmp_path, base_url=server.base_url)
+def test_a_verified_file_is_not_downloaded_again(server, toy, tmp_path):
+    fetch_files(TOY, to=tmp_path, base_url=server.base_url)
     assert len(server.requests) == 2
-    summary = fetch_files("socialiqa", to=tmp_path, base_url=server.base_url)
+    summary = fetch_files(TOY, to=tmp_path, base_url=server.base_url)
     assert [f.status for f in summary.files] == ["present", "present"]
     assert len(server.requests) == 2
 
 
-def test_a_foreign_file_in_the_way_is_named_and_kept(server, tmp_path):
+def test_a_foreign_file_in_the_way_is_named_and_kept(server, toy, tmp_path):
     path = tmp_path / "socialiqa" / "dev-labels.lst"
     path.parent.mkdir()
     path.write_text("1\n", encoding="utf-8")
     with pytest.raises(FetchError, match=r"dev-labels\.lst is not the pinned file"):
-        fetch_files("socialiqa", to=tmp_path, base_url=server.base_url)
+        fetch_files(TOY, to=tmp_path, base_url=server.base_url)
     assert path.read_text(encoding="utf-8") == "1\n"
 
 
 def test_a_missing_file_on_the_server_is_an_http_error(server, tmp_path):
-    server.roots[:] = [tmp_path / "empty"]
     with pytest.raises(FetchError) as info:
         fetch_files("hitom", to=tmp_path / "out", base_url=server.base_url)
     assert f"{server.base_url}/{HITOM}: HTTP 404" in str(info.value)
 
 
-def test_archive_members_are_extracted_verified_and_the_zip_removed(server, benchmarks, tmp_path):
+def _zip(path: Path, members: dict[str, bytes]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as bundle:
+        for name, data in members.items():
+            bundle.writestr(f"release/{name}", data)
+
+
+@pytest.fixture
+def toy_archive(server: Server, monkeypatch: pytest.MonkeyPatch) -> Archive:
+    """ToMi's entry pointed at a small archive of two pinned members (the zip itself unpinned)."""
+    data = {"a.txt": b"first member\n", "b.txt": "second member, ü\n".encode()}
+    members = tuple(
+        (name, _pin(server.roots[0] / "pins", f"tomi/{name}", d)) for name, d in data.items()
+    )
+    archive = Archive(path="tomi/toy.zip", url="https://example.invalid/toy.zip", members=members)
+    _zip(server.roots[0] / archive.path, data)
+    monkeypatch.setitem(SOURCES, "tomi", dataclasses.replace(SOURCES["tomi"], archive=archive))
+    return archive
+
+
+def test_archive_members_are_extracted_verified_and_the_zip_removed(server, toy_archive, tmp_path):
+    summary = fetch_files("tomi", to=tmp_path / "out", base_url=server.base_url)
+    assert [f.status for f in summary.files] == ["extracted", "extracted"]
+    for _, pinned in toy_archive.members:
+        assert _sha(tmp_path / "out" / pinned.path) == pinned.sha256
+    assert not (tmp_path / "out" / toy_archive.path).exists()
+    assert server.requests == [(toy_archive.path, None)]
+    again = fetch_files("tomi", to=tmp_path / "out", base_url=server.base_url)
+    assert [f.status for f in again.files] == ["present", "present"]
+    assert len(server.requests) == 1
+
+
+def test_an_archive_member_with_another_checksum_is_refused(server, toy_archive, tmp_path):
+    _zip(server.roots[0] / toy_archive.path, {"a.txt": b"first member\n", "b.txt": b"changed\n"})
+    with pytest.raises(FetchError, match=r"tomi/b\.txt: sha256 mismatch"):
+        fetch_files("tomi", to=tmp_path / "out", base_url=server.base_url)
+    assert not (tmp_path / "out" / "tomi" / "b.txt").exists()
+    assert not (tmp_path / "out" / toy_archive.path).exists()
+
+
+def test_the_real_tomi_archive_members_extract_to_their_pins(shared_server, benchmarks, tmp_path):
     # ToMi ships as a zip; the test zips the shared members as the release names them.
+    server = shared_server
     archive = SOURCES["tomi"].archive
     assert archive is not None
     served = server.roots[1] / archive.path
@@ -233,7 +331,8 @@ PLAIN = [n for n, s in SOURCES.items() if s.archive is None and all(f.size for f
 
 
 @pytest.mark.parametrize("name", PLAIN)
-def test_every_pinned_source_fetches_and_imports(name, server, benchmarks, tmp_path):
+def test_every_pinned_source_fetches_and_imports(name, shared_server, benchmarks, tmp_path):
+    server = shared_server
     summary = fetch_dataset(
         name, to=tmp_path / "f", base_url=server.base_url, datasets_dir=tmp_path / "ds"
     )
@@ -265,13 +364,13 @@ def test_a_dataset_without_a_pinned_source_says_why():
         fetch_files("nope")
 
 
-def test_cli_fetch_imports_and_prints_the_license(server, tmp_path):
+def test_cli_fetch_imports_and_prints_the_license(server, toy, tmp_path):
     result = runner.invoke(
         app,
         [
             "datasets",
             "fetch",
-            "tombench",
+            TOY,
             "--to",
             str(tmp_path / "fetched"),
             "--base-url",
@@ -282,15 +381,15 @@ def test_cli_fetch_imports_and_prints_the_license(server, tmp_path):
         env={"COLUMNS": "200"},
     )
     assert result.exit_code == 0, result.output
-    assert "20 files of tombench verified in" in result.output
-    assert "(20 downloaded)" in result.output
-    assert "license: MIT (LICENSE)" in result.output
-    assert "evaluation only: The ToMBench README asks" in result.output
-    assert "2860 samples of tombench written to" in result.output
-    assert len(list(read_samples(tmp_path / "datasets" / "tombench.jsonl"))) == 2860
+    assert "2 files of socialiqa verified in" in result.output
+    assert "(2 downloaded)" in result.output
+    assert f"license: {toy.license}" in result.output
+    assert "evaluation only: Toy files: for these tests only." in result.output
+    assert f"{TOY_RECORDS} samples of socialiqa written to" in result.output
+    assert len(list(read_samples(tmp_path / "datasets" / "socialiqa.jsonl"))) == TOY_RECORDS
 
 
-def test_cli_fetch_reads_the_base_url_from_the_environment(server, tmp_path):
+def test_cli_fetch_reads_the_base_url_from_the_environment(server, toy, tmp_path):
     result = runner.invoke(
         app,
         ["datasets", "fetch", "socialiqa", "--to", str(tmp_path), "--no-import"],
@@ -302,7 +401,7 @@ def test_cli_fetch_reads_the_base_url_from_the_environment(server, tmp_path):
     assert len(server.requests) == 2
 
 
-def test_cli_list_shows_what_is_fetched_and_imported(server, tmp_path, monkeypatch):
+def test_cli_list_shows_what_is_fetched_and_imported(server, toy, tmp_path, monkeypatch):
     fetch_dataset(
         "socialiqa",
         to=tmp_path / "f",
