@@ -1,0 +1,507 @@
+"""The lift experiment: does the closed loop lift belief tracking, over data seeds and rounds?
+
+SmolLM2-135M-Instruct (the embedded server, or ``--base-url`` for the base model). One named
+configuration (``--config``; ``--set key=value`` overrides a setting and names the result
+after it) runs for ``--data-seeds`` data seeds. Each data seed is its own flywheel run of the
+configuration's rounds: evaluate its seed slice (ToMi *val* stories; Hi-ToM seed stories on
+request), diagnose, synthesize with its own synthesis seed, admit (shortcut balance), train
+(``replay``: the base model on everything admitted so far; ``continue``: the last model on the
+round's new data) and measure the held-out sets before and after.
+
+Three disjoint splits, by story, drawn once with seeded shuffles:
+
+- **seed**: ToMi val stories not in dev (one chunk per data seed), Hi-ToM's seed third;
+- **dev** (``--split dev``, where settings are chosen): the other third of ToMi val's
+  stories, Hi-ToM's dev third, half of BigToM's templates, half of OpenToM's stories;
+- **test** (``--split test``, read once per named configuration): ToMi test, Hi-ToM's test
+  third, BigToM's other templates, OpenToM's other stories. A second test read of the same
+  name is refused unless ``--force``; reads are listed in ``<out>/test_reads.jsonl``.
+
+Held-out sets: ToMi (targets and controls apart, per question type), Hi-ToM orders 0-4,
+BigToM forward and backward belief (false-belief targets, true-belief controls; transfer),
+OpenToM coarse and fine location, first and second order (transfer; needs its files under
+``--opentom``). Rows (``lift_tables.py``) give the base model's and the round's accuracy, the
+paired lift against the base and the previous round with 95% intervals clustered by story, the
+reality-bias rate and the true-location / first-location / last-named baselines; the mean over
+data seeds comes with a t interval. The script writes ``<out>/lift_<split>_<name>.json`` and
+``.txt`` itself: command, commit, seeds, sizes, configuration, wall times, training drops.
+
+    python bench/lift_experiment.py --split dev --config default            # 3 seeds, 1 round
+    python bench/lift_experiment.py --split dev --config rounds3-replay
+    python bench/lift_experiment.py --split dev --config default --set budget=250
+    python bench/lift_experiment.py --split test --config <the one dev chose>
+
+Over 400 lines: the splits, the configurations and the guarded test read are one experiment.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import time
+from dataclasses import asdict, dataclass, fields, replace
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+
+from lift_tables import HeldoutSet, across_seeds, label_rows, render_rows, render_summary
+from tomflywheel._io import atomic_write_json, atomic_write_text, write_jsonl_atomic
+from tomflywheel._rng import rng_for
+from tomflywheel.artifacts import Experiment
+from tomflywheel.audit import is_control
+from tomflywheel.config import AuditSettings, parse_settings
+from tomflywheel.datasets import load_benchmark
+from tomflywheel.flywheel import load_manifest, run_flywheel
+from tomflywheel.schema import Sample
+
+ROOT = Path(__file__).resolve().parents[1]
+BENCHMARKS = ROOT.parent / "shared" / "benchmarks"
+
+
+@dataclass(frozen=True)
+class Config:
+    """One configuration under test: what ``--config`` names and ``--set`` overrides."""
+
+    budget: int = 500
+    epochs: float = 1.0
+    learning_rate: float = 5e-5
+    audit_margin: float = AuditSettings().margin
+    rounds: int = 1
+    mode: Literal["replay", "continue"] = "replay"
+    """``replay``: retrain the base on everything admitted; ``continue``: the last model."""
+    replay_share: float = 1.0
+    """Share of earlier rounds' data in a round's training (``flywheel.replay``)."""
+    answer_profile: Literal["principled", "benchmark"] = "principled"
+    rationale: bool = False
+    """Teach the trace's rationale before the answer (``train.rationale``)."""
+    seed_items: int = 120
+    """ToMi val seed items per data seed (half targets, half controls)."""
+    hitom_seed_items: int = 0
+    max_length: int = 640
+    """Longest training sample in tokens; longer ones are dropped and counted."""
+
+
+CONFIGURATIONS: dict[str, Config] = {
+    "default": Config(),
+    "rounds3-replay": Config(rounds=3),
+    "rounds3-continue": Config(rounds=3, mode="continue", replay_share=0.0),
+    "budget250": Config(budget=250),
+    "budget1000-margin0": Config(budget=1000, audit_margin=0.0),
+    "epochs2": Config(epochs=2.0),
+    "lr2e-5": Config(learning_rate=2e-5),
+    "lr1e-4": Config(learning_rate=1e-4),
+    "rationale": Config(rationale=True),
+    "hitom-seeds": Config(hitom_seed_items=100, max_length=2048),
+}
+"""Named configurations; the dev split chooses among them before the test split is read."""
+
+
+def configuration(name: str, sets: list[str]) -> tuple[str, Config]:
+    """The named configuration with ``key=value`` overrides, and the name of the result."""
+    if name not in CONFIGURATIONS:
+        sys.exit(f"unknown --config {name!r}; known: {', '.join(CONFIGURATIONS)}")
+    config = CONFIGURATIONS[name]
+    known = {f.name for f in fields(Config)}
+    choices = {"mode": ("replay", "continue"), "answer_profile": ("principled", "benchmark")}
+    changes: dict[str, Any] = {}
+    for item in sets:
+        key, _, value = item.partition("=")
+        if key not in known:
+            sys.exit(f"--set {item}: no setting {key!r}; settings: {', '.join(sorted(known))}")
+        current = getattr(config, key)
+        if isinstance(current, bool):
+            changes[key] = value.lower() in ("1", "true", "yes")
+        elif isinstance(current, str):
+            if value not in choices[key]:
+                sys.exit(f"--set {item}: {key} is one of {', '.join(choices[key])}")
+            changes[key] = value
+        else:
+            changes[key] = type(current)(value)
+    suffix = "".join(f"+{k}={v}" for k, v in sorted(changes.items()))
+    return name + suffix, replace(config, **changes)
+
+
+# ---- splits --------------------------------------------------------------------------------
+
+
+def by_story(samples: list[Sample], purpose: str) -> list[list[Sample]]:
+    """Samples grouped by story (first appearance order), the groups in a seeded order."""
+    groups: dict[str, list[Sample]] = {}
+    for sample in samples:
+        groups.setdefault(str(sample.meta.get("story_id", sample.story)), []).append(sample)
+    ordered = list(groups.values())
+    rng_for("lift-split", purpose).shuffle(ordered)
+    return ordered
+
+
+def balanced(stories: list[list[Sample]], n: int) -> list[Sample]:
+    """Whole stories' items in order until ``n // 2`` targets and ``n - n // 2`` controls."""
+    wanted = {False: n // 2, True: n - n // 2}  # by is_control
+    chosen = []
+    for story in stories:
+        for sample in story:
+            if wanted[control := is_control(sample)]:
+                wanted[control] -= 1
+                chosen.append(sample)
+        if not any(wanted.values()):
+            break
+    return chosen
+
+
+def whole_stories(stories: list[list[Sample]], n: int) -> list[Sample]:
+    """Whole stories (every order of a Hi-ToM story) until at least ``n`` items."""
+    chosen: list[Sample] = []
+    for story in stories:
+        if len(chosen) >= n:
+            break
+        chosen.extend(story)
+    return chosen
+
+
+def bigtom_beliefs(templates: list[list[Sample]], n: int) -> list[Sample]:
+    """Forward and backward belief, false (targets) and true (controls), ``n // 4`` each."""
+    cells = [(d, b) for d in ("forward", "backward") for b in ("false", "true")]
+    wanted = {cell: n // 4 + (i < n % 4) for i, cell in enumerate(cells)}
+    chosen = []
+    for template in templates:
+        for sample in template:
+            meta = sample.meta
+            cell = (meta.get("direction"), meta.get("belief"))
+            if meta.get("variable") != "belief" or meta.get("init_belief") != 0:
+                continue
+            if meta.get("control") or not wanted.get(cell):
+                continue
+            wanted[cell] -= 1
+            chosen.append(sample)
+    return chosen
+
+
+def thirds(stories: list[list[Sample]]) -> tuple[list[list[Sample]], ...]:
+    """Seed, dev and test thirds of a list of stories."""
+    k = len(stories) // 3
+    return stories[:k], stories[k : 2 * k], stories[2 * k :]
+
+
+def opentom_halves(path: Path | None) -> tuple[list[list[Sample]], list[list[Sample]]] | None:
+    """OpenToM's location questions by story, dev and test halves (``None``: no files)."""
+    if path is None or not path.exists():
+        return None
+    samples = [
+        s
+        for s in load_benchmark("opentom", path)
+        if str(s.meta.get("question_family", "")).startswith("location")
+    ]
+    stories = by_story(samples, "opentom")
+    return stories[: len(stories) // 2], stories[len(stories) // 2 :]
+
+
+def write_splits(work: Path, args: argparse.Namespace, config: Config) -> dict[str, Any]:
+    """Seed files per data seed and the held-out files of ``args.split``, written once."""
+    tomi = BENCHMARKS / "tomi" / "tomi_balanced_story_types"
+    val = by_story(load_benchmark("tomi", tomi, split="val"), "tomi-val")
+    dev_stories, pool = val[: len(val) // 3], val[len(val) // 3 :]
+    hitom_seed, hitom_dev, hitom_test = thirds(
+        by_story(load_benchmark("hitom", BENCHMARKS / "hitom" / "Hi-ToM_data.json"), "hitom")
+    )
+    bigtom = by_story(load_benchmark("bigtom", BENCHMARKS / "bigtom"), "bigtom")
+    opentom = opentom_halves(args.opentom)
+    half = len(bigtom) // 2
+    if args.split == "dev":
+        heldout = {
+            "tomi_dev": balanced(dev_stories, args.tomi),
+            "hitom_dev": whole_stories(hitom_dev, args.hitom),
+            "bigtom_dev": bigtom_beliefs(bigtom[:half], args.bigtom),
+            "opentom_dev": whole_stories(opentom[0], args.opentom_items) if opentom else [],
+        }
+    else:
+        test = by_story(load_benchmark("tomi", tomi, split="test"), "tomi-test")
+        heldout = {
+            "tomi_test": balanced(test, args.tomi),
+            "hitom_test": whole_stories(hitom_test, args.hitom),
+            "bigtom_test": bigtom_beliefs(bigtom[half:], args.bigtom),
+            "opentom_test": whole_stories(opentom[1], args.opentom_items) if opentom else [],
+        }
+    paths: dict[str, Any] = {"heldout": {}, "seeds": {}}
+    for name, samples in heldout.items():
+        if samples:  # a size of 0 (or OpenToM without its files) leaves the set out
+            paths["heldout"][name] = work / "heldout" / f"{name}.jsonl"
+            write_jsonl_atomic(paths["heldout"][name], samples)
+    chunk = len(pool) // args.data_seeds
+    for seed in range(args.data_seeds):
+        files = {
+            "tomi_seed": balanced(pool[seed * chunk : (seed + 1) * chunk], config.seed_items),
+            "hitom_seed": whole_stories(
+                hitom_seed[seed :: args.data_seeds], config.hitom_seed_items
+            )
+            if config.hitom_seed_items
+            else [],
+        }
+        for name, samples in files.items():
+            if samples:
+                path = work / f"seed_{seed}" / f"{name}.jsonl"
+                paths["seeds"].setdefault(seed, {})[name] = path
+                write_jsonl_atomic(path, samples)
+    paths["sizes"] = {name: len(s) for name, s in heldout.items()}
+    paths["opentom"] = "absent" if opentom is None else str(args.opentom)
+    return paths
+
+
+# ---- settings and runs ---------------------------------------------------------------------
+
+
+def settings_yaml(
+    work: Path, seed: int, paths: dict[str, Any], config: Config, args: argparse.Namespace
+) -> str:
+    """One data seed's flywheel settings."""
+    server = (
+        {"server": "external", "llm": {"base_urls": [args.base_url], "model": args.model}}
+        if args.base_url
+        else {"server": "embedded", "llm": {}}
+    )
+    server["llm"].update(
+        concurrency=args.concurrency,
+        timeout_s=600,
+        max_retries=12,
+        cache_path=str(work / "requests.sqlite"),
+    )
+    folder = work / f"seed_{seed}"
+    settings = {
+        **server,
+        "eval": {
+            "datasets": [{"path": str(p), "judge": "rules"} for p in paths["seeds"][seed].values()],
+            "results_dir": str(folder / "results"),
+            "datasets_dir": str(folder / "none"),
+        },
+        "feedback": {
+            "budget": config.budget,
+            "min_per_weakness": 4,
+            "cross_check_rate": 0.0,
+            "max_llm_diagnoses": 0,
+            "answer_profile": config.answer_profile,
+            "seed": 100 * seed,  # each round adds one (flywheel.reseed)
+        },
+        "filter": {
+            "rubric": {"min_clarity": 1, "min_solvability": 1, "require_tom": False},
+            "repair": {"attempts": 0},
+            "audit": {"margin": config.audit_margin},
+        },
+        "train": {
+            "epochs": config.epochs,
+            "batch_size": args.micro_batch,
+            "gradient_accumulation": max(1, args.batch_size // args.micro_batch),
+            "gradient_checkpointing": args.micro_batch < args.batch_size,
+            "max_length": config.max_length,
+            "learning_rate": config.learning_rate,
+            "rationale": config.rationale,
+            "seed": seed,
+        },
+        "flywheel": {
+            "runs_dir": str(folder),
+            "train_dir": str(folder / "train"),
+            "train": True,
+            "filter_llm": False,
+            "rounds": config.rounds,
+            "replay": config.replay_share,
+            "continue_training": config.mode == "continue",
+            "heldout": [{"path": str(p), "judge": "rules"} for p in paths["heldout"].values()],
+        },
+    }
+    return yaml.safe_dump(settings)
+
+
+def round_rows(run_dir: Path, k: int, held: dict[str, HeldoutSet]) -> list[dict[str, Any]]:
+    """Every held-out row of round ``k`` of one data seed's run."""
+    exp = {
+        "base": Experiment(run_dir / "round_1" / "heldout_before"),
+        "previous": Experiment(run_dir / f"round_{k}" / "heldout_before"),
+        "after": Experiment(run_dir / f"round_{k}" / "heldout_after"),
+    }
+    rows = []
+    for samples_path in sorted(exp["after"].root.glob("*/samples.jsonl")):
+        label = samples_path.parent.name
+        source = label.removesuffix("_logprob")
+        if source not in held:
+            held[source] = HeldoutSet.read(samples_path)
+        rows.extend(label_rows(held[source], label, exp["base"], exp["previous"], exp["after"]))
+    return rows
+
+
+def run_seed(
+    work: Path, seed: int, paths: dict[str, Any], config: Config, args: argparse.Namespace
+) -> dict[str, Any]:
+    """One data seed: its flywheel run, then rows per round, wall times and drops."""
+    settings = parse_settings(settings_yaml(work, seed, paths, config, args))
+    started = time.perf_counter()
+    result = run_flywheel(settings, run_dir=work / f"seed_{seed}" / "run", on_status=_status)
+    wall = time.perf_counter() - started
+    manifest = load_manifest(result.run_dir)
+    held: dict[str, HeldoutSet] = {}
+    rounds = []
+    for summary in result.rounds:
+        k = summary["round"]
+        record = manifest.round(k)
+        trained = summary["trained"] or {}
+        audit = (summary.get("admission_audit") or {}).get("admitted") or {}
+        rounds.append(
+            {
+                "round": k,
+                "rows": round_rows(result.run_dir, k, held),
+                "admitted": summary["filter"].get("admitted"),
+                "trained": {
+                    key: trained.get(key)
+                    for key in ("steps", "samples", "too_long", "mix", "first_loss", "last_loss")
+                },
+                "admission_audit": {
+                    "flagged": audit.get("flagged", []),
+                    "families": audit.get("families", {}),
+                },
+                "seconds": {name: round(s.seconds, 1) for name, s in record.stages.items()},
+            }
+        )
+    return {
+        "seed": seed,
+        "run_dir": str(result.run_dir),
+        "seconds": round(wall, 1),
+        "rounds": rounds,
+    }
+
+
+def _status(message: str) -> None:
+    print(f"  {message}", file=sys.stderr, flush=True)
+
+
+# ---- the guarded test read and the results -------------------------------------------------
+
+
+def commit() -> str:
+    """The checked-out commit, ``+dirty`` when tracked files differ from it."""
+
+    def git(*argv: str) -> str:
+        return subprocess.run(
+            ["git", *argv], cwd=ROOT, capture_output=True, text=True, check=False
+        ).stdout.strip()
+
+    head = git("rev-parse", "HEAD") or "unknown"
+    return head + ("+dirty" if git("status", "--porcelain", "--untracked-files=no") else "")
+
+
+def guard_test_read(out: Path, name: str, work: Path, force: bool) -> None:
+    """Refuse a second test read of one configuration; record this one (append, one line)."""
+    reads = out / "test_reads.jsonl"
+    earlier = [
+        json.loads(line) for line in reads.read_text(encoding="utf-8").splitlines() if line
+    ] if reads.exists() else []  # fmt: skip
+    mine = [r for r in earlier if r["config"] == name]
+    resuming = mine and all(r["work"] == str(work) and not r.get("finished") for r in mine)
+    if mine and not resuming and not force:
+        sys.exit(
+            f"the test split was already read for {name!r} ({mine[0]['started']}, "
+            f"{mine[0]['work']}): choose on dev, or pass --force to read it again"
+        )
+    record = {"config": name, "started": _now(), "work": str(work), "commit": commit()}
+    with reads.open("a", encoding="utf-8") as handle:
+        handle.write(json.dumps({**record, "forced": bool(mine) and not resuming}) + "\n")
+
+
+def finish_test_read(out: Path, name: str, work: Path) -> None:
+    """Mark the test read of ``name`` finished."""
+    with (out / "test_reads.jsonl").open("a", encoding="utf-8") as handle:
+        line = {"config": name, "started": _now(), "work": str(work), "finished": True}
+        handle.write(json.dumps(line) + "\n")
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def render(result: dict[str, Any]) -> str:
+    """The results table: every seed's rounds, then the mean over seeds."""
+    lines = [
+        f"lift experiment {result['name']} on the {result['split']} split: "
+        f"{len(result['seeds'])} data seed(s), {result['config']['rounds']} round(s)",
+        f"command: {result['command']}",
+        f"commit: {result['commit']}; wall {result['seconds'] / 60:.1f} min; "
+        f"held-out sizes {result['sizes']}; OpenToM {result['opentom']}",
+        f"configuration: {json.dumps(result['config'])}",
+    ]
+    for seed in result["seeds"]:
+        for entry in seed["rounds"]:
+            trained = entry["trained"]
+            lines += [
+                "",
+                f"== data seed {seed['seed']}, round {entry['round']}: admitted "
+                f"{entry['admitted']}, trained {trained['steps']} steps on {trained['samples']} "
+                f"samples ({trained['too_long']} dropped as too long); admission audit flags "
+                f"{len(entry['admission_audit']['flagged'])}; stages "
+                + ", ".join(f"{k} {v:.0f}s" for k, v in entry["seconds"].items()),
+                *render_rows(entry["rows"]),
+            ]
+    lines += ["", f"== mean over data seeds, round {result['config']['rounds']}, vs base"]
+    lines += render_summary(result["summary"])
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--config", default="default", help="a named configuration")
+    parser.add_argument(
+        "--set", action="append", default=[], metavar="KEY=VALUE", help="override a setting"
+    )
+    parser.add_argument("--split", choices=("dev", "test"), default="dev")
+    parser.add_argument("--force", action="store_true", help="read the test split again")
+    parser.add_argument("--data-seeds", type=int, default=3, help="data seeds (N)")
+    parser.add_argument("--tomi", type=int, default=400, help="held-out ToMi items")
+    parser.add_argument("--hitom", type=int, default=200, help="held-out Hi-ToM items")
+    parser.add_argument("--bigtom", type=int, default=200, help="held-out BigToM items")
+    parser.add_argument("--opentom", type=Path, default=BENCHMARKS / "opentom")
+    parser.add_argument("--opentom-items", type=int, default=200, help="held-out OpenToM items")
+    parser.add_argument("--batch-size", type=int, default=8, help="samples per optimizer step")
+    parser.add_argument("--micro-batch", type=int, default=4, help="samples per forward pass")
+    parser.add_argument("--concurrency", type=int, default=8)
+    parser.add_argument("--base-url", help="serve the base model from this server")
+    parser.add_argument("--model", default="smollm2-135m-instruct")
+    parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results")
+    parser.add_argument("--work", type=Path, help="work folder (resumes); default under /tmp")
+    args = parser.parse_args()
+    if not BENCHMARKS.is_dir():
+        sys.exit(f"needs the public ToMi, Hi-ToM and BigToM files at {BENCHMARKS}")
+    name, config = configuration(args.config, args.set)
+    work = args.work or Path("/tmp") / "lift_experiment" / f"{args.split}_{name}"
+    work.mkdir(parents=True, exist_ok=True)
+    args.out.mkdir(parents=True, exist_ok=True)
+    if args.split == "test":
+        guard_test_read(args.out, name, work, args.force)
+    started = time.perf_counter()
+    paths = write_splits(work, args, config)
+    seeds = [run_seed(work, seed, paths, config, args) for seed in range(args.data_seeds)]
+    last = [seed["rounds"][-1]["rows"] for seed in seeds]
+    result = {
+        "name": name,
+        "split": args.split,
+        "command": " ".join(["python", *sys.argv]),
+        "commit": commit(),
+        "finished": _now(),
+        "config": asdict(config),
+        "data_seeds": args.data_seeds,
+        "sizes": paths["sizes"],
+        "opentom": paths["opentom"],
+        "seconds": round(time.perf_counter() - started, 1),
+        "seeds": seeds,
+        "summary": across_seeds(last),
+    }
+    stem = args.out / f"lift_{args.split}_{name}"
+    atomic_write_json(stem.with_suffix(".json"), result)
+    atomic_write_text(stem.with_suffix(".txt"), render(result))
+    if args.split == "test":
+        finish_test_read(args.out, name, work)
+    print(render(result))
+
+
+if __name__ == "__main__":
+    main()
