@@ -14,7 +14,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from sklearn.linear_model import LogisticRegression
 
 from tomflywheel._rng import stable_seed
 from tomflywheel.audit._items import AuditItem
@@ -104,6 +103,9 @@ def run_probe(items: Sequence[AuditItem]) -> ProbeResult | None:
     )
     if len(set(y_train)) < 2:
         return None
+    # scikit-learn takes seconds to import: only a probe that fits pays for it, not every command.
+    from sklearn.linear_model import LogisticRegression
+
     model = LogisticRegression(C=1.0, max_iter=1000, solver="lbfgs")
     model.fit(x_train, y_train)
     held_out: dict[str, bool] = {}

@@ -19,7 +19,7 @@ from tomflywheel.cli._eval import eval_command, example_command
 from tomflywheel.cli._feedback import feedback_app
 from tomflywheel.cli._filter import filter_command
 from tomflywheel.cli._flywheel import flywheel_command
-from tomflywheel.cli._generate import generate_command, stats_command
+from tomflywheel.cli._generate import GenerateCommand, generate_command, stats_command
 from tomflywheel.cli._report import report_app
 from tomflywheel.cli._serve import serve
 from tomflywheel.cli._train import train_command
@@ -72,7 +72,7 @@ app.add_typer(report_app, name="report")
 app.add_typer(feedback_app, name="feedback")
 app.add_typer(datasets_app, name="datasets")
 app.add_typer(world_app, name="world")
-datasets_app.command("generate")(generate_command)
+datasets_app.command("generate", cls=GenerateCommand)(generate_command)
 datasets_app.command("stats")(stats_command)
 datasets_app.command("audit")(audit_command)
 

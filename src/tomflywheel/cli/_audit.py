@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
 from rich.table import Table
 
-from tomflywheel.audit import AuditReport, audit_samples
 from tomflywheel.cli._common import out
 from tomflywheel.config import AuditSettings
 from tomflywheel.schema import read_samples
+
+if TYPE_CHECKING:
+    from tomflywheel.audit import AuditReport
 
 _DEFAULTS = AuditSettings()
 
@@ -59,6 +61,9 @@ def audit_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")] = False,
 ) -> None:
     """Score cheap non-ToM heuristics on each file, per question family, against chance."""
+    # The audit (openai under it, through the prompts) loads on use, not at start-up (issue 29).
+    from tomflywheel.audit import audit_samples
+
     reports = {
         str(path): audit_samples(
             read_samples(path), margin=margin, min_items=min_items, probe=probe

@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import enum
 import logging
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
@@ -13,10 +13,10 @@ import typer
 from pydantic import BaseModel, ValidationError
 from rich.console import Console
 from rich.logging import RichHandler
+from typer.core import TyperCommand
 
 from tomflywheel.config import DEFAULT_CONFIG, Settings, load_settings
 from tomflywheel.progress import Update
-from tomflywheel.report import progress_bar
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -72,15 +72,47 @@ def load(config: Path | None, executor: ExecutorChoice | None = None) -> Setting
     return settings
 
 
+def names_in_help(names: Callable[[], str]) -> type[TyperCommand]:
+    """A command class whose help ends with ``names()``, called only when help is shown.
+
+    For names read from a registry that start-up should not import (``world``: generators,
+    rule profiles), so that ``--help`` of other commands stays fast (issue 29).
+    """
+
+    class _Command(TyperCommand):
+        @property  # type: ignore[override]
+        def epilog(self) -> str:
+            return names()
+
+        @epilog.setter
+        def epilog(self, value: str | None) -> None:
+            """Ignored: the epilog is always ``names()``."""
+
+    return _Command
+
+
 def status(message: str) -> None:
     """A one-line status message on stderr."""
     err.print(f"[dim]{message}[/dim]")
 
 
 @contextlib.contextmanager
+def progress(
+    description: str, *, skipped: int = 0, fields: Sequence[str] = ()
+) -> Iterator[Callable[..., None]]:
+    """A rich progress bar on stderr; yields ``(done, total, **fields)`` that moves it."""
+    # The report package brings the stages' artifacts (and openai through them): a command
+    # pays for it when it draws a bar, not ``--help`` (start-up time, issue 29).
+    from tomflywheel.report import progress_bar
+
+    with progress_bar(description, console=err, skipped=skipped, fields=fields) as update:
+        yield update
+
+
+@contextlib.contextmanager
 def rich_progress(description: str, *, skipped: int) -> Iterator[Update]:
     """A rich progress bar per stage and dataset, on stderr (a ``ProgressFactory``)."""
-    with progress_bar(description, console=err, skipped=skipped) as update:
+    with progress(description, skipped=skipped) as update:
         yield update
 
 

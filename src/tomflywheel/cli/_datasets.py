@@ -3,25 +3,20 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import typer
 from rich.markup import escape
 from rich.table import Table
 
-from tomflywheel.cli._common import err, out, status
-from tomflywheel.datasets import (
-    DEFAULT_DATASETS_DIR,
-    ENV_FETCH_BASE_URL,
-    FetchSummary,
-    ImportSummary,
-    default_fetch_dir,
-    fetch_dataset,
-    get_source,
-    import_dataset,
-    list_datasets,
-)
-from tomflywheel.report import progress_bar
+from tomflywheel.cli._common import out, progress, status
+
+if TYPE_CHECKING:
+    from tomflywheel.datasets import FetchSummary, ImportSummary
+
+ENV_FETCH_BASE_URL = "TOMFLYWHEEL_FETCH_BASE_URL"
+"""``datasets.ENV_FETCH_BASE_URL``, spelt here so the option's help needs no import (a test
+holds the two equal)."""
 
 datasets_app = typer.Typer(
     help="Import, generate and inspect evaluation datasets.", no_args_is_help=True
@@ -46,6 +41,9 @@ def _data_status(fetched: bool | None, imported: bool) -> str:
 @datasets_app.command("list")
 def list_command(to: FetchDirOption = None) -> None:
     """Show every dataset: kind, judge, groupings, import options, fetched / imported."""
+    # Each stage (and openai under it) loads when a command runs, not at start-up (issue 29).
+    from tomflywheel.datasets import list_datasets
+
     table = Table(title="datasets")
     for column in ("dataset", "description", "kind", "judge", "groupings", "all correct by"):
         # Names and kinds stay on one line; free text wraps.
@@ -132,6 +130,9 @@ def import_command(
     ] = None,
 ) -> None:
     """Import a benchmark from its own files into a normalized JSONL dataset (all or nothing)."""
+    # Each stage (and openai under it) loads when a command runs, not at start-up (issue 29).
+    from tomflywheel.datasets import import_dataset
+
     given: dict[str, Any] = {
         "split": split,
         "language": language,
@@ -185,16 +186,19 @@ def fetch_command(
     ] = None,
     datasets_dir: Annotated[
         Path, typer.Option(file_okay=False, help="Where the import writes <name>.jsonl.")
-    ] = DEFAULT_DATASETS_DIR,
+    ] = Path("datasets"),
     run_import: Annotated[
         bool, typer.Option("--import/--no-import", help="Import the files once verified.")
     ] = True,
 ) -> None:
     """Download a benchmark's pinned files (sha256-verified, resumable), then import them."""
+    # Each stage (and openai under it) loads when a command runs, not at start-up (issue 29).
+    from tomflywheel.datasets import default_fetch_dir, fetch_dataset, get_source
+
     source = get_source(name)
     folder = to if to is not None else default_fetch_dir()
     status(f"fetching {name} from {source.origin} into {folder}")
-    with progress_bar(f"fetch {name}", console=err, fields=("file",)) as update:
+    with progress(f"fetch {name}", fields=("file",)) as update:
         summary = fetch_dataset(
             name,
             to=folder,

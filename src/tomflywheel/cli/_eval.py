@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
 
-from tomflywheel.artifacts import experiment_settings
 from tomflywheel.cli._common import (
     ConfigOption,
     ExecutorOption,
@@ -19,25 +18,16 @@ from tomflywheel.cli._common import (
     with_flags,
 )
 from tomflywheel.config import DEFAULT_CONFIG, ScoringBackend
-from tomflywheel.evaluation import (
-    STAGES,
-    EvalSummary,
-    run_evaluation,
-    run_example,
-    sample_from_file,
-    sample_from_text,
-)
-from tomflywheel.report import (
-    calibration_text,
-    judge_notes,
-    metrics_table,
-    shortcut_text,
-    write_experiment_report,
-)
+
+if TYPE_CHECKING:
+    from tomflywheel.evaluation import EvalSummary
 
 
 def print_summary(summary: EvalSummary, *, report: bool) -> None:
     """Metrics table, what was skipped on resume, requests spent, and where files are."""
+    # Each stage (and openai under it) loads when a command runs, not at start-up (issue 29).
+    from tomflywheel.report import calibration_text, judge_notes, metrics_table, shortcut_text
+
     metrics = [d.metrics for d in summary.datasets if d.metrics]
     if metrics:
         out.print(metrics_table(metrics, title=f"Experiment {summary.experiment.exp_id}"))
@@ -186,6 +176,11 @@ def eval_command(
     executor: ExecutorOption = None,
 ) -> None:
     """Predict, judge, score and report the configured (or given) datasets; resumable."""
+    # Each stage (and openai under it) loads when a command runs, not at start-up (issue 29).
+    from tomflywheel.artifacts import experiment_settings
+    from tomflywheel.evaluation import STAGES, run_evaluation  # on use (start-up time)
+    from tomflywheel.report import write_experiment_report  # on use (start-up time)
+
     stages = tuple(stage or STAGES)
     unknown = [s for s in stages if s not in STAGES]
     if unknown:
@@ -253,6 +248,9 @@ def example_command(
     ] = None,
 ) -> None:
     """Run one example: print the prompt, the model's output, the parse and the verdict."""
+    # Each stage (and openai under it) loads when a command runs, not at start-up (issue 29).
+    from tomflywheel.evaluation import run_example, sample_from_file, sample_from_text
+
     if dataset is not None:
         sample = sample_from_file(dataset, index, exclude_memory_reality=exclude_memory_reality)
     elif story is not None and question is not None:

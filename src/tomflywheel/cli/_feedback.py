@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -17,13 +17,22 @@ from tomflywheel.cli._common import (
     status,
 )
 from tomflywheel.config import DEFAULT_CONFIG, Settings
-from tomflywheel.feedback import FeedbackSummary, run_feedback
-from tomflywheel.report import error_profile_table, plan_table
+
+if TYPE_CHECKING:
+    from tomflywheel.feedback import FeedbackSummary
 
 feedback_app = typer.Typer(
     help="Diagnose bad cases of an experiment and synthesize targeted training candidates.",
     invoke_without_command=True,
 )
+
+
+def _run_feedback(settings: Settings, exp: Path, **options: Any) -> FeedbackSummary:
+    # Each stage (and openai under it) loads when a command runs, not at start-up (issue 29).
+    from tomflywheel.feedback import run_feedback
+
+    return run_feedback(settings, exp, **options)
+
 
 ExpOption = Annotated[Path, typer.Option("--exp", help="Experiment folder (results/<exp_id>).")]
 
@@ -35,6 +44,9 @@ def _settings(config: Path, executor: ExecutorChoice | None = None, **updates: o
 
 
 def _render(summary: FeedbackSummary) -> None:
+    # Each stage (and openai under it) loads when a command runs, not at start-up (issue 29).
+    from tomflywheel.report import error_profile_table, plan_table
+
     reasons = ", ".join(f"{k} {v}" for k, v in summary.cases.items()) or "none"
     out.print(f"bad cases: {reasons} · diagnosed now {summary.diagnosed_now}")
     if summary.profile:
@@ -72,7 +84,7 @@ def feedback_command(
     if exp is None:
         raise typer.BadParameter("--exp is required", param_hint="--exp")
     _render(
-        run_feedback(
+        _run_feedback(
             _settings(config, executor, budget=budget),
             exp,
             progress=rich_progress,
@@ -85,7 +97,7 @@ def feedback_command(
 def diagnose_command(exp: ExpOption, config: ConfigOption = DEFAULT_CONFIG) -> None:
     """Mine wrong, unjudged and unsure predictions and diagnose them; print the error profile."""
     _render(
-        run_feedback(
+        _run_feedback(
             _settings(config),
             exp,
             synthesize_candidates=False,
@@ -134,4 +146,4 @@ def synthesize_command(
         naturalize=naturalize,
         free_form=free_form,
     )
-    _render(run_feedback(settings, exp, progress=rich_progress, on_status=status))
+    _render(_run_feedback(settings, exp, progress=rich_progress, on_status=status))

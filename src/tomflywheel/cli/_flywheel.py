@@ -11,8 +11,6 @@ from rich.table import Table
 
 from tomflywheel.cli._common import ConfigOption, ExecutorOption, load, out, rich_progress, status
 from tomflywheel.config import DEFAULT_CONFIG
-from tomflywheel.flywheel import run_flywheel
-from tomflywheel.report import lift_rows
 
 
 def _pct(value: float | None) -> str:
@@ -61,6 +59,10 @@ def flywheel_command(
     executor: ExecutorOption = None,
 ) -> None:
     """Evaluate, diagnose, synthesize, filter and admit, round after round (resumable)."""
+    # Each stage (and openai under it) loads when a command runs, not at start-up (issue 29).
+    from tomflywheel.flywheel import run_flywheel
+    from tomflywheel.report import lift_rows  # on use (start-up time)
+
     settings = load(config, executor)
     if train is not None:
         flywheel = settings.flywheel.model_copy(update={"train": train})

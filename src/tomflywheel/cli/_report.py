@@ -7,15 +7,7 @@ from typing import Annotated
 
 import typer
 
-from tomflywheel.artifacts import Experiment
 from tomflywheel.cli._common import out
-from tomflywheel.report import (
-    summarize,
-    summary_csv,
-    summary_table,
-    write_experiment_report,
-    write_summary_html,
-)
 
 report_app = typer.Typer(
     help="Tables and HTML reports from experiment folders.", no_args_is_help=True
@@ -36,6 +28,9 @@ def summary_command(
     csv: Annotated[bool, typer.Option("--csv", help="Print CSV instead of a table.")] = False,
 ) -> None:
     """Compare experiments, models and flywheel rounds: overall accuracy per dataset."""
+    # Each stage (and openai under it) loads when a command runs, not at start-up (issue 29).
+    from tomflywheel.report import summarize, summary_csv, summary_table, write_summary_html
+
     rows = summarize(paths)
     if csv:
         out.print(summary_csv(rows), end="", markup=False, highlight=False)
@@ -50,5 +45,9 @@ def build_command(
     exp_dir: Annotated[Path, typer.Argument(help="An experiment folder (results/<exp_id>).")],
 ) -> None:
     """Rewrite an experiment's tables/ and report.html from its artifacts (no request)."""
+    # Each stage (and openai under it) loads when a command runs, not at start-up (issue 29).
+    from tomflywheel.artifacts import Experiment
+    from tomflywheel.report import write_experiment_report  # on use (start-up time)
+
     files = write_experiment_report(Experiment(exp_dir))
     out.print(f"written {len(files)} files; report: {exp_dir / 'report.html'}")

@@ -13,7 +13,6 @@ import typer
 from tomflywheel.cli._common import ConfigOption, load, out, status
 from tomflywheel.config import DEFAULT_CONFIG
 from tomflywheel.errors import ServerError
-from tomflywheel.llm import embedded_server
 
 
 def serve(
@@ -32,6 +31,9 @@ def serve(
     ] = None,
 ) -> None:
     """Start a vLLM OpenAI-compatible server, print its base URL, and stop it on Ctrl-C."""
+    # The LLM client (openai under it) loads when a command runs, not at start-up (issue 29).
+    from tomflywheel.llm import embedded_server
+
     settings = load(config).embedded
     updates: dict[str, object] = {}
     if model is not None:

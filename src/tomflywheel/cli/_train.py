@@ -3,18 +3,17 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
 from rich.table import Table
 
-from tomflywheel.cli._common import ConfigOption, err, load, out, status, with_flags
+from tomflywheel.cli._common import ConfigOption, load, out, progress, status, with_flags
 from tomflywheel.config import DEFAULT_CONFIG
-from tomflywheel.llm import ensure_default_model
-from tomflywheel.report import progress_bar
-from tomflywheel.train import TrainResult, train_model
-from tomflywheel.train._launch import is_main_process
+
+if TYPE_CHECKING:
+    from tomflywheel.train import TrainResult
 
 
 def _print_summary(result: TrainResult) -> None:
@@ -139,6 +138,11 @@ def train_command(
     ] = False,
 ) -> None:
     """Fine-tune a causal LM on training samples, prompted as the evaluation prompts them."""
+    # Each stage (and openai under it) loads when a command runs, not at start-up (issue 29).
+    from tomflywheel.llm import ensure_default_model
+    from tomflywheel.train import train_model  # on use (start-up time)
+    from tomflywheel.train._launch import is_main_process  # on use (start-up time)
+
     loaded = load(config)
     eval_settings = loaded.eval
     settings = with_flags(
@@ -168,7 +172,7 @@ def train_command(
     if base is None:
         base = ensure_default_model(on_status=status)
     status(f"fine-tuning {base} on {data} → {out_dir}")
-    with progress_bar("train", console=err, fields=("loss",)) as update:
+    with progress("train", fields=("loss",)) as update:
         result = train_model(
             data,
             base=base,
