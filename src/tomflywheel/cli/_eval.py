@@ -257,7 +257,8 @@ def example_command(
         sample = sample_from_text(story, question, answer)
     else:
         raise typer.BadParameter("give --story and --question, or --dataset [--index]")
-    result = run_example(load(config), sample, judge=judge, on_status=status)
+    label = dataset.stem if dataset is not None else None
+    result = run_example(load(config), sample, judge=judge, label=label, on_status=status)
     p = result.prediction
     out.rule(f"{escape(result.sample.id)} · {result.task.name} · judge {result.judge}")
     if p.messages:

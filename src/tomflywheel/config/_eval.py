@@ -158,7 +158,8 @@ class EvalSettings(Strict):
     candidates): ``strict`` judges it ``ambiguous`` (counted apart, scored wrong); ``lenient``
     takes the last answer it names."""
     judges: dict[str, str] = Field(default_factory=dict)
-    """Judging method per dataset name, overriding the registry default."""
+    """Judging method by dataset name (file stem) or task name, overriding the registry default
+    (the name's entry first, then the task's)."""
     logprob: LogprobSettings = Field(default_factory=LogprobSettings)
     """Log-prob scoring."""
     scoring: ScoringSettings = Field(default_factory=ScoringSettings)

@@ -21,7 +21,12 @@ from tomflywheel.evaluation._pipeline import (
     run_evaluation,
     write_metrics,
 )
-from tomflywheel.evaluation._select import load_dataset, resolve_dataset_ref, select_datasets
+from tomflywheel.evaluation._select import (
+    judge_for,
+    load_dataset,
+    resolve_dataset_ref,
+    select_datasets,
+)
 
 __all__ = [
     "STAGES",
@@ -30,6 +35,7 @@ __all__ = [
     "ExampleResult",
     "Stage",
     "compute_metrics",
+    "judge_for",
     "load_dataset",
     "resolve_dataset_ref",
     "run_evaluation",

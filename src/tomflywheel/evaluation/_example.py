@@ -11,6 +11,7 @@ from tomflywheel.asking import JudgeContext, Predictor, build_judge
 from tomflywheel.config import LLMSettings, Settings
 from tomflywheel.datasets import TaskSpec, task_for_sample
 from tomflywheel.errors import ConfigError
+from tomflywheel.evaluation._select import judge_for
 from tomflywheel.llm import ContentClient, Need, StructureClient, llm_endpoint
 from tomflywheel.schema import Answer, Judgment, Prediction, Sample, read_samples
 
@@ -59,6 +60,7 @@ def run_example(
     sample: Sample,
     *,
     judge: str | None = None,
+    label: str | None = None,
     on_status: Callable[[str], None] | None = None,
 ) -> ExampleResult:
     """Ask the model about one sample and judge the answer (when the sample has a gold).
@@ -66,11 +68,12 @@ def run_example(
     Args:
         settings: The configuration (which server, which model).
         sample: The example.
-        judge: Judging method (default: the dataset's).
+        judge: Judging method (default: the config's for this dataset, else the task's).
+        label: The dataset's name (a file's stem), for ``eval.judges`` entries by name.
         on_status: Told when an embedded server starts (a minute or so) and is ready.
     """
     task = task_for_sample(sample)
-    judge_name = judge or settings.eval.judges.get(task.name) or task.judge
+    judge_name = judge or judge_for(settings.eval.judges, task, label)
     has_gold = sample.meta.get("has_gold", True)
 
     async def go(llm_settings: LLMSettings) -> tuple[Prediction, Judgment | None]:

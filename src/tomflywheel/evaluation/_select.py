@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from tomflywheel.artifacts import LoadedDataset
 from tomflywheel.config import DatasetRef, Settings, SliceMode
-from tomflywheel.datasets import import_sentences, is_sentences_file, task_for_sample
+from tomflywheel.datasets import TaskSpec, import_sentences, is_sentences_file, task_for_sample
 from tomflywheel.errors import ConfigError, DataError, PathError, UserInputError
 from tomflywheel.evaluation._slice import take_samples
 from tomflywheel.schema import read_samples
@@ -35,6 +35,20 @@ def resolve_dataset_ref(value: str, datasets_dir: Path) -> DatasetRef:
     )
 
 
+def judge_for(
+    judges: Mapping[str, str], task: TaskSpec, label: str | None = None, *, ref: str | None = None
+) -> str:
+    """The judging method of a dataset; evaluation, ``example`` and the flywheel all use it.
+
+    Most specific first: ``eval.judges`` by the dataset's label, the dataset reference's own
+    ``judge`` (the flywheel's log-prob copy of a held-out set), ``eval.judges`` by the task,
+    then the task's default.
+    """
+    if label is not None and label in judges:
+        return judges[label]
+    return ref or judges.get(task.name) or task.judge
+
+
 def load_dataset(
     ref: DatasetRef,
     *,
@@ -42,8 +56,11 @@ def load_dataset(
     slice_mode: SliceMode = "stratified",
     exclude_memory_reality: bool,
     judge_override: str | None,
+    judges: Mapping[str, str] | None = None,
 ) -> LoadedDataset:
     """Read a dataset file (normalized, or raw ``sentences``), resolve its task, apply filters.
+
+    The judge is ``judge_override`` when given, else :func:`judge_for` over ``judges``.
 
     Raises:
         DataError: A malformed record (file:line:field) or an empty file.
@@ -75,9 +92,8 @@ def load_dataset(
         if sample.id in seen:
             raise DataError(ref.path, None, "id", f"duplicate sample id {sample.id!r}")
         seen.add(sample.id)
-    return LoadedDataset(
-        ref=ref, task=task, judge=judge_override or ref.judge or task.judge, samples=samples
-    )
+    judge = judge_override or judge_for(judges or {}, task, ref.label, ref=ref.judge)
+    return LoadedDataset(ref=ref, task=task, judge=judge, samples=samples)
 
 
 def select_datasets(settings: Settings, names: Sequence[str] | None) -> list[LoadedDataset]:
@@ -107,7 +123,8 @@ def select_datasets(settings: Settings, names: Sequence[str] | None) -> list[Loa
             max_samples=evaluation.max_samples,
             slice_mode=evaluation.slice,
             exclude_memory_reality=evaluation.exclude_memory_reality,
-            judge_override=evaluation.judges.get(ref.label),
+            judge_override=None,
+            judges=evaluation.judges,
         )
         for ref in refs
     ]
