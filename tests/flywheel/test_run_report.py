@@ -1,6 +1,6 @@
 """The run report links each round's evaluation and shows bad cases with the model's output."""
 
-from tomflywheel.report import write_run_report
+from tomflywheel.report import lift_rows, write_run_report
 
 
 def _round(exp_dir):
@@ -42,3 +42,39 @@ def test_run_report_links_rounds_and_shows_bad_cases_and_chance(tmp_path):
     assert "Bad cases by error category" in html
     assert "The grapes is in the yellow_trunk." in html and "reality_bias" in html
     assert "<title>chance 6.7%</title>" in html
+
+
+def _lift(before: float, after: float, paired: bool = True) -> dict:
+    part = {"n": 10, "accuracy": before}
+    later = {"n": 10, "accuracy": after}
+    entry = {
+        "before": {p: part for p in ("all", "targets", "controls")},
+        "after": {p: later for p in ("all", "targets", "controls")},
+        "lift": {p: round(after - before, 4) for p in ("all", "targets", "controls")},
+        "shortcut_warning": None,
+    }
+    if paired:
+        entry["paired"] = {p: {"low": -0.05, "high": 0.45} for p in ("all", "targets", "controls")}
+    return {"tomi": entry}
+
+
+def test_lift_rows_give_each_round_against_the_previous_and_the_base():
+    rounds = [
+        {"round": 1, "lift": _lift(0.4, 0.5, paired=False), "lift_vs_base": None},
+        {"round": 2, "lift": _lift(0.5, 0.6), "lift_vs_base": _lift(0.4, 0.6)},
+    ]
+    rows = lift_rows(rounds)
+    assert [(r[0], r[2]) for r in rows if r[1] == "tomi"] == [
+        (1, "all"),
+        (1, "targets"),
+        (1, "controls"),
+        (2, "all"),
+        (2, "targets"),
+        (2, "controls"),
+        (2, "all vs base"),
+        (2, "targets vs base"),
+        (2, "controls vs base"),
+    ]
+    assert rows[0][6] == "+10.0"  # a summary without paired intervals (older runs)
+    assert rows[4][4:7] == ("50.0", "60.0", "+10.0 [-5.0, +45.0]")
+    assert rows[7][4:7] == ("40.0", "60.0", "+20.0 [-5.0, +45.0]")

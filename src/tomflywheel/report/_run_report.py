@@ -162,27 +162,40 @@ def _admission_section(rounds: Sequence[dict[str, Any]], admitted: list[dict[str
 
 
 def lift_rows(rounds: Sequence[dict[str, Any]]) -> list[tuple[Any, ...]]:
-    """(round, dataset, part, n, before %, after %, lift points, note) for every held-out set."""
+    """(round, dataset, part, n, before %, after %, lift points, note) for every held-out set.
+
+    A round's lift is against the model it started from (the previous round's); rounds after
+    the first add rows against the base model (``part`` ends in ``vs base``). The paired
+    interval, clustered by story, follows the lift where the summary has it.
+    """
     rows = []
     for summary in rounds:
-        for dataset, entry in (summary.get("lift") or {}).items():
-            for part in ("all", "targets", "controls"):
-                before, after = entry["before"][part], entry["after"][part]
-                lift = entry["lift"][part]
-                note = (entry["shortcut_warning"] or "") if part == "controls" else ""
-                rows.append(
-                    (
-                        summary["round"],
-                        dataset,
-                        part,
-                        before["n"],
-                        _pct(before["accuracy"]),
-                        _pct(after["accuracy"]),
-                        "–" if lift is None else f"{100 * lift:+.1f}",
-                        note,
+        for key, suffix in (("lift", ""), ("lift_vs_base", " vs base")):
+            for dataset, entry in (summary.get(key) or {}).items():
+                for part in ("all", "targets", "controls"):
+                    before, after = entry["before"][part], entry["after"][part]
+                    note = (entry["shortcut_warning"] or "") if part == "controls" else ""
+                    rows.append(
+                        (
+                            summary["round"],
+                            dataset,
+                            part + suffix,
+                            before["n"],
+                            _pct(before["accuracy"]),
+                            _pct(after["accuracy"]),
+                            _lift_cell(entry["lift"][part], (entry.get("paired") or {}).get(part)),
+                            note,
+                        )
                     )
-                )
     return rows
+
+
+def _lift_cell(lift: float | None, paired: dict[str, Any] | None) -> str:
+    if lift is None:
+        return "–"
+    if paired is None:
+        return f"{100 * lift:+.1f}"
+    return f"{100 * lift:+.1f} [{100 * paired['low']:+.1f}, {100 * paired['high']:+.1f}]"
 
 
 def _lift_section(rounds: Sequence[dict[str, Any]]) -> str:
