@@ -8,7 +8,8 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from tests.datasets.conftest import copy_tree, edit_lines
+from tests.datasets.conftest import edit_lines
+from tests.datasets.toy_files import SOCIALIQA_RECORDS, write_socialiqa
 from tomflywheel.cli import app
 
 runner = CliRunner()
@@ -37,7 +38,7 @@ def test_import_writes_the_file_and_prints_counts(benchmarks, tmp_path):
     assert '"id":"hitom-vp-0300"' in out.read_text(encoding="utf-8").splitlines()[0]
 
 
-def test_default_output_goes_to_the_datasets_folder(benchmarks, tmp_path):
+def test_default_output_goes_to_the_datasets_folder(tmp_path):
     result = subprocess.run(
         [
             sys.executable,
@@ -46,7 +47,7 @@ def test_default_output_goes_to_the_datasets_folder(benchmarks, tmp_path):
             "datasets",
             "import",
             "socialiqa",
-            str(benchmarks / "socialiqa"),
+            str(write_socialiqa(tmp_path / "siqa")),
         ],
         capture_output=True,
         text=True,
@@ -54,9 +55,8 @@ def test_default_output_goes_to_the_datasets_folder(benchmarks, tmp_path):
         check=False,
     )
     assert result.returncode == 0, result.stderr
-    assert (
-        sum(1 for _ in (tmp_path / "datasets" / "socialiqa.jsonl").open(encoding="utf-8")) == 1954
-    )
+    written = (tmp_path / "datasets" / "socialiqa.jsonl").read_text(encoding="utf-8")
+    assert len(written.splitlines()) == SOCIALIQA_RECORDS
 
 
 def _run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -69,18 +69,17 @@ def _run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
-def test_an_option_the_importer_does_not_take_is_one_line_exit_1(benchmarks, tmp_path):
-    result = _run(
-        "datasets", "import", "hitom", str(benchmarks / "hitom"), "--language", "en", cwd=tmp_path
-    )
+def test_an_option_the_importer_does_not_take_is_one_line_exit_1(tmp_path):
+    # Refused before the source is read: an empty folder will do.
+    result = _run("datasets", "import", "hitom", str(tmp_path), "--language", "en", cwd=tmp_path)
     assert result.returncode == 1
     assert "importer 'hitom' has no option 'language' (its options: prompting)" in result.stderr
     assert "Traceback" not in result.stderr
     assert not (tmp_path / "datasets").exists()
 
 
-def test_a_corrupted_benchmark_names_file_line_and_field(benchmarks, tmp_path):
-    folder = copy_tree(benchmarks / "socialiqa", tmp_path / "siqa")
+def test_a_corrupted_benchmark_names_file_line_and_field(tmp_path):
+    folder = write_socialiqa(tmp_path / "siqa")
     labels = edit_lines(folder / "dev-labels.lst", lambda lines: [*lines[:2], "x\n", *lines[3:]])
     result = _run("datasets", "import", "socialiqa", str(folder), cwd=tmp_path)
     assert result.returncode == 1
@@ -89,8 +88,6 @@ def test_a_corrupted_benchmark_names_file_line_and_field(benchmarks, tmp_path):
     assert not (tmp_path / "datasets").exists()
 
 
-def test_a_bad_choice_is_a_usage_error(benchmarks, tmp_path):
-    result = _run(
-        "datasets", "import", "tomi", str(benchmarks / "tomi"), "--split", "dev", cwd=tmp_path
-    )
+def test_a_bad_choice_is_a_usage_error(tmp_path):
+    result = _run("datasets", "import", "tomi", str(tmp_path), "--split", "dev", cwd=tmp_path)
     assert result.returncode == 2

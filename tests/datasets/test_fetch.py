@@ -12,7 +12,6 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import http.server
-import json
 import os
 import subprocess
 import sys
@@ -25,6 +24,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from tests.datasets.toy_files import SOCIALIQA_RECORDS, socialiqa_files
 from tomflywheel.cli import app
 from tomflywheel.datasets import (
     SOURCES,
@@ -44,7 +44,6 @@ runner = CliRunner()
 HITOM = "hitom/Hi-ToM_data.json"
 TOY = "socialiqa"
 DEV, LABELS = "socialiqa/dev.jsonl", "socialiqa/dev-labels.lst"
-TOY_RECORDS = 120
 
 
 @dataclass
@@ -148,27 +147,12 @@ def _pin(folder: Path, path: str, data: bytes) -> PinnedFile:
     )
 
 
-def _toy_socialiqa() -> dict[str, bytes]:
-    """A small Social IQa split in the benchmark's own format (records and labels file)."""
-    records = [
-        {
-            "context": f"Jordan lent Riley bike number {i} for the weekend.",
-            "question": "How would Riley feel afterwards?",
-            "answerA": "grateful",
-            "answerB": "annoyed",
-            "answerC": "bored",
-        }
-        for i in range(TOY_RECORDS)
-    ]
-    dev = "".join(json.dumps(r) + "\n" for r in records)
-    labels = "".join(f"{i % 3 + 1}\n" for i in range(TOY_RECORDS))
-    return {DEV: dev.encode("utf-8"), LABELS: labels.encode("utf-8")}
-
-
 @pytest.fixture
 def toy(server: Server, monkeypatch: pytest.MonkeyPatch) -> Source:
     """Social IQa's pinned entry pointed at small files the test serves."""
-    files = tuple(_pin(server.roots[0], p, data) for p, data in _toy_socialiqa().items())
+    files = tuple(
+        _pin(server.roots[0], f"socialiqa/{name}", data) for name, data in socialiqa_files().items()
+    )
     source = dataclasses.replace(
         SOURCES[TOY], files=files, evaluation_only="Toy files: for these tests only."
     )
@@ -202,7 +186,7 @@ def test_fetch_downloads_verifies_and_imports(server, toy, tmp_path):
     assert server.requests == [(DEV, None), (LABELS, None)]
     total = sum(f.size or 0 for f in toy.files)
     assert seen[-1] == (total, total, LABELS)
-    assert summary.imported is not None and summary.imported.count == TOY_RECORDS
+    assert summary.imported is not None and summary.imported.count == SOCIALIQA_RECORDS
     assert summary.imported.out == tmp_path / "datasets" / "socialiqa.jsonl"
 
 
@@ -385,8 +369,8 @@ def test_cli_fetch_imports_and_prints_the_license(server, toy, tmp_path):
     assert "(2 downloaded)" in result.output
     assert f"license: {toy.license}" in result.output
     assert "evaluation only: Toy files: for these tests only." in result.output
-    assert f"{TOY_RECORDS} samples of socialiqa written to" in result.output
-    assert len(list(read_samples(tmp_path / "datasets" / "socialiqa.jsonl"))) == TOY_RECORDS
+    assert f"{SOCIALIQA_RECORDS} samples of socialiqa written to" in result.output
+    assert len(list(read_samples(tmp_path / "datasets" / "socialiqa.jsonl"))) == SOCIALIQA_RECORDS
 
 
 def test_cli_fetch_reads_the_base_url_from_the_environment(server, toy, tmp_path):

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.datasets.conftest import copy_tree, edit_lines
+from tests.datasets.conftest import edit_lines
+from tests.datasets.toy_files import SOCIALIQA_RECORDS, write_socialiqa
 from tomflywheel.datasets import import_dataset, load_benchmark
 from tomflywheel.errors import ConfigError, DataError
 from tomflywheel.schema import read_samples
@@ -53,16 +54,17 @@ def test_the_summary_counts_grouping_values_and_units(benchmarks, tmp_path):
     assert tgtom.units is None
 
 
-def test_a_failed_import_keeps_the_earlier_good_file(benchmarks, tmp_path):
+def test_a_failed_import_keeps_the_earlier_good_file(tmp_path):
     out = tmp_path / "siqa.jsonl"
-    import_dataset("socialiqa", benchmarks / "socialiqa", out=out)
+    import_dataset("socialiqa", write_socialiqa(tmp_path / "good"), out=out)
     before = out.read_bytes()
-    folder = copy_tree(benchmarks / "socialiqa", tmp_path / "broken")
+    folder = write_socialiqa(tmp_path / "broken")
     edit_lines(folder / "dev.jsonl", lambda lines: [*lines[:-1], lines[-1][:40]])
-    with pytest.raises(DataError, match=r"dev.jsonl:1954: invalid JSON"):
+    with pytest.raises(DataError, match=rf"dev.jsonl:{SOCIALIQA_RECORDS}: invalid JSON"):
         import_dataset("socialiqa", folder, out=out)
     assert out.read_bytes() == before
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["broken", "siqa.jsonl"]  # no temp file
+    # No temp file left beside the output.
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["broken", "good", "siqa.jsonl"]
 
 
 @pytest.mark.parametrize(
@@ -88,11 +90,10 @@ def test_a_failed_import_keeps_the_earlier_good_file(benchmarks, tmp_path):
         ("mapping", {}, "importer 'mapping' needs option 'mapping'"),
     ],
 )
-def test_bad_importer_names_and_options_are_config_errors(
-    benchmarks, tmp_path, name, options, message
-):
+def test_bad_importer_names_and_options_are_config_errors(tmp_path, name, options, message):
+    # Refused before the source is read: an empty folder will do.
     with pytest.raises(ConfigError) as info:
-        import_dataset(name, benchmarks, out=tmp_path / "x.jsonl", **options)
+        import_dataset(name, tmp_path, out=tmp_path / "x.jsonl", **options)
     assert str(info.value).startswith(message)
     assert not (tmp_path / "x.jsonl").exists()
 
