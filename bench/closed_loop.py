@@ -16,7 +16,7 @@ and measure the held-out sets before and after. Held-out sets are never seeds:
 Scored by rules (generation) and by log-prob over the answer options; never by an LLM judge of
 the model under training. Prints, per budget, held-out set and scoring: accuracy before and
 after with Wilson 95% intervals for targets, controls and convention-free targets; the paired
-lift with its 95% interval (McNemar-style, on the same items); the reality-bias rate and the
+lift with its 95% interval (on the same items, clustered by story); the reality-bias rate and the
 heuristic that best explains the model's answers, before and after; admitted samples and the
 CPU time of each budget.
 
@@ -43,13 +43,20 @@ from typing import Any
 import yaml
 
 from tomflywheel._io import write_jsonl_atomic
-from tomflywheel.artifacts import Experiment, read_judgments
+from tomflywheel.artifacts import Experiment
 from tomflywheel.audit import audit_item
 from tomflywheel.config import AuditSettings, parse_settings
 from tomflywheel.datasets import load_benchmark
-from tomflywheel.flywheel import is_control, load_manifest, run_flywheel
-from tomflywheel.schema import SCORED, Sample, Verdict, read_samples
-from tomflywheel.stats import Z95, wilson_interval
+from tomflywheel.flywheel import (
+    first_verdicts,
+    is_control,
+    load_manifest,
+    paired_part,
+    run_flywheel,
+    story_key,
+)
+from tomflywheel.schema import Sample, read_samples
+from tomflywheel.stats import wilson_interval
 
 AUDIT_MARGIN = AuditSettings().margin
 """The admission audit's default margin over chance (``filter.audit.margin``)."""
@@ -183,29 +190,6 @@ def _suffix(args: argparse.Namespace) -> str:
     return suffix
 
 
-def paired_lift(before: dict[str, bool], after: dict[str, bool]) -> tuple[float, float, float]:
-    """Lift on the items scored both times, with its 95% interval (paired, McNemar-style)."""
-    shared = sorted(set(before) & set(after))
-    n = len(shared)
-    if not n:
-        return math.nan, math.nan, math.nan
-    gained = sum(after[i] and not before[i] for i in shared)
-    lost = sum(before[i] and not after[i] for i in shared)
-    lift = (gained - lost) / n
-    variance = max((gained + lost - (gained - lost) ** 2 / n) / n**2, 0.0)
-    half = Z95 * math.sqrt(variance)
-    return lift, lift - half, lift + half
-
-
-def verdicts(experiment: Experiment, label: str) -> dict[str, bool]:
-    """Sample id -> right, for the first trial of every scored item."""
-    return {
-        j.sample_id: j.verdict is Verdict.CORRECT
-        for j in read_judgments(experiment.judgments(label))
-        if j.trial == 0 and j.verdict in SCORED
-    }
-
-
 def parts(samples: list[Sample]) -> dict[str, set[str]]:
     """Item ids per part: targets and controls, each split by convention where the engine reads.
 
@@ -254,11 +238,14 @@ def report(run_dir: Path, budget: int, admitted: int, seconds: float) -> None:
         label = samples_path.parent.name
         if not after.judgments(label).exists():
             continue
-        first, second = verdicts(before, label), verdicts(after, label)
-        for part, ids in sorted(parts(list(read_samples(samples_path))).items()):
+        first, second = first_verdicts(before, label), first_verdicts(after, label)
+        samples = list(read_samples(samples_path))
+        clusters = {s.id: story_key(s) for s in samples}
+        for part, ids in sorted(parts(samples).items()):
             b = {i: first[i] for i in ids if i in first}
             a = {i: second[i] for i in ids if i in second}
-            lift, low, high = paired_lift(b, a)
+            paired = paired_part(b, a, clusters, ids)
+            lift, low, high = (paired.lift, paired.low, paired.high) if paired else (math.nan,) * 3
             print(
                 f"{label:28} {part:26} {len(b):>4} {_pct(sum(b.values()), len(b)):>20} "
                 f"{_pct(sum(a.values()), len(a)):>20} "
@@ -270,6 +257,16 @@ def report(run_dir: Path, budget: int, admitted: int, seconds: float) -> None:
             f"{'':28} reality bias {bias_before} -> {bias_after}; best-explaining heuristic "
             f"{best_before} -> {best_after}"
         )
+
+
+def _audit_line(audit: dict[str, Any] | None) -> str:
+    """The admitted set's audit in a few words: families and the shortcuts still flagged."""
+    admitted = (audit or {}).get("admitted") or {}
+    flagged = admitted.get("flagged") or []
+    families = len(admitted.get("families") or {})
+    return f"{families} families, {len(flagged)} flagged" + (
+        f" ({'; '.join(flagged)})" if flagged else ""
+    )
 
 
 def main() -> None:
@@ -338,7 +335,8 @@ def main() -> None:
             print(
                 f"trained {trained.get('steps')} steps on {trained.get('samples')} samples "
                 f"(loss {trained.get('first_loss')} -> {trained.get('last_loss')}); "
-                f"audit of the admitted data: {summary.get('admission_audit')}; "
+                f"admission audit: {_audit_line(summary.get('admission_audit'))} (in full: "
+                f"{result.run_dir / 'round_1' / 'summary.json'}); "
                 f"stages: {stages}"
             )
 
