@@ -174,13 +174,13 @@ def trials(*agree: bool, errors: int = 0) -> tuple[SolveTrial, ...]:
 def test_solve_agreement_keeps_a_label_the_majority_gives():
     result = run("solve_agreement", sample(), evidence=Evidence(solves=trials(1, 1, 1, 0, 0)))
     assert result.status is CheckStatus.PASSED
-    assert result.detail.startswith("3/5 trials agree with the label")
+    assert result.detail.startswith("judge ?: 3/5 trials agree with the label")
 
 
 def test_solve_agreement_rejects_a_label_only_a_minority_gives():
     result = run("solve_agreement", sample(), evidence=Evidence(solves=trials(1, 1, 0, 0, 0)))
     assert (result.reason, result.repairable) == ("label_unconfirmed", True)
-    assert result.detail.startswith("2/5 trials agree with the label")
+    assert result.detail.startswith("judge ?: 2/5 trials agree with the label")
 
 
 def test_solve_agreement_counts_failed_trials_against_the_majority():

@@ -19,6 +19,7 @@ def test_checks_run_record_then_set_then_llm():
         "answer_leak",
         "choices",
         "symbolic_label",
+        "engine_label",
         "unique_id",
         "exact_duplicate",
         "near_duplicate",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field, model_validator
 
@@ -96,8 +97,13 @@ class LabelSettings(_Strict):
     extraction_max_tokens: int = Field(default=1024, ge=64)
     """Longest extraction reply (one JSON event per sentence)."""
     admit_unverified: bool = False
-    """Without an LLM (``--no-llm``), admit naturalized and free-form samples whose label could
-    not be verified; false rejects them as ``label_unverified``."""
+    """Without an LLM (``--no-llm``), admit naturalized samples, and free-form samples whose
+    story the world engine cannot read, though nothing verified their label; false rejects
+    them as ``label_unverified``."""
+    contradicted: Literal["repair", "drop"] = "repair"
+    """A gold the world engine contradicts: ``repair`` relabels it with the engine's answer
+    (recorded in ``meta.label_repair``: old and new label, why, profile; the story is never
+    touched), ``drop`` rejects it (``label_contradicted`` / ``label_convention``)."""
 
 
 class RepairSettings(_Strict):
@@ -146,6 +152,10 @@ class FilterSettings(_Strict):
     """The shortcut audit admission enforces."""
     disabled_checks: list[str] = Field(default_factory=list)
     """Checks not to run (by registry name); a disabled check is recorded as skipped."""
+    answer_profile: str = "auto"
+    """The world engine's rule profile for verifying labels of samples without a trace
+    (``default``, ``tomi``, ``hitom``, ``tgtom``); ``auto``: each benchmark's own (ToMi's
+    for ToMi, ...), else ``default``. ``--profile`` overrides."""
 
     @model_validator(mode="after")
     def _no_repeats(self) -> FilterSettings:

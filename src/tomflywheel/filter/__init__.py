@@ -10,10 +10,12 @@ is repairable); ``CheckContext`` and ``read_candidates`` to run checks directly;
 """
 
 # Built-in checks: each module registers its checks on import; within a phase they run in this
-# order (record: schema ... symbolic_label; set: unique_id ... contamination; llm: ... rubric).
+# order (record: schema ... symbolic_label, engine_label; set: unique_id ... contamination;
+# llm: ... rubric).
 # isort: off
 from tomflywheel.filter import _checks_record  # noqa: F401
 from tomflywheel.filter import _checks_label  # noqa: F401
+from tomflywheel.filter import _engine_label  # noqa: F401
 from tomflywheel.filter import _checks_set  # noqa: F401
 from tomflywheel.filter import _rubric  # noqa: F401
 
@@ -40,6 +42,7 @@ from tomflywheel.filter._evidence import (
     RubricScore,
     SolveTrial,
 )
+from tomflywheel.filter._label_table import STATUSES, LabelRow, label_rows, label_status
 from tomflywheel.filter._manifest import CheckCount, check_counts, write_manifest
 from tomflywheel.filter._registry import CHECKS, REASONS, Check, Reason, ordered_checks
 from tomflywheel.filter._run import FilterSummary, config_hash, run_filter
@@ -47,6 +50,7 @@ from tomflywheel.filter._run import FilterSummary, config_hash, run_filter
 __all__ = [
     "CHECKS",
     "REASONS",
+    "STATUSES",
     "Candidate",
     "Check",
     "CheckContext",
@@ -59,6 +63,7 @@ __all__ = [
     "Extraction",
     "FilterSettings",
     "FilterSummary",
+    "LabelRow",
     "LabelSettings",
     "LimitSettings",
     "Origin",
@@ -75,6 +80,8 @@ __all__ = [
     "check_counts",
     "config_hash",
     "eval_files",
+    "label_rows",
+    "label_status",
     "ordered_checks",
     "origin_of",
     "read_candidates",

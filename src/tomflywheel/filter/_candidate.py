@@ -15,6 +15,7 @@ from tomflywheel._io import utf8_errors, validation_error_field
 from tomflywheel.datasets import TaskSpec, task_for_sample
 from tomflywheel.errors import ConfigError, DataError
 from tomflywheel.schema import Sample
+from tomflywheel.world import LabelReading
 
 Origin = Literal["symbolic", "naturalized", "free_form"]
 """Where a candidate's label comes from: the world engine, an LLM rewrite of an engine story
@@ -64,6 +65,10 @@ class Candidate:
         attempt: 0 as given; n after the n-th rewrite (``sample`` is then the rewrite).
         task: The sample's task, resolved once when read (None: invalid record, or a malformed
             ``meta.task``).
+        reading: The world engine's reading of the label of a sample without a trace (None:
+            not read yet, or a trace or a naturalized sample, which other checks verify).
+        label_repair: When the run relabelled the sample from the engine's answer: old and new
+            label, why, profile (also in ``sample.meta.label_repair``).
     """
 
     index: int
@@ -74,6 +79,8 @@ class Candidate:
     input_hash: str
     attempt: int = 0
     task: TaskSpec | None = None
+    reading: LabelReading | None = None
+    label_repair: dict[str, Any] | None = None
 
     @property
     def is_completion(self) -> bool:
@@ -93,6 +100,18 @@ class Candidate:
     def origin(self) -> Origin:
         """The label's origin (``free_form`` for an invalid record)."""
         return origin_of(self.sample) if self.sample is not None else "free_form"
+
+
+def engine_reads(candidate: Candidate) -> bool:
+    """Whether ``engine_label`` verifies this candidate's label (a valid sample, no trace)."""
+    sample = candidate.sample
+    return sample is not None and candidate.origin == "free_form" and not has_trace(sample)
+
+
+def engine_decided(candidate: Candidate) -> bool:
+    """Whether the engine read the label (verified or contradicted it): no LLM judge needed."""
+    reading = candidate.reading
+    return reading is not None and reading.status != "unreadable"
 
 
 def parse_candidate(index: int, line: int, text: str) -> Candidate:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from tomflywheel.filter._candidate import Candidate, has_trace
+from tomflywheel.filter._candidate import Candidate, engine_decided, has_trace
 from tomflywheel.filter._context import CheckContext
 from tomflywheel.filter._evidence import Extraction, SolveTrial
 from tomflywheel.filter._registry import Question, check, failed, passed, skipped
@@ -133,7 +133,7 @@ SOLVES = Question(
     "solve_agreement",
     phase="llm",
     asks=SOLVES,
-    applies=lambda candidate: candidate.origin == "free_form",
+    applies=lambda candidate: candidate.origin == "free_form" and not engine_decided(candidate),
     reasons={
         "label_unconfirmed": (True, "The judge model's majority answer is not the label."),
         "label_unjudged": (False, "Every solving request failed."),
@@ -141,10 +141,16 @@ SOLVES = Question(
     },
 )
 def solve_agreement_check(candidate: Candidate, context: CheckContext) -> CheckResult:
-    """A free-form sample's label is what the judge model answers in most of k seeded trials."""
+    """A free-form sample's label is what the judge model answers in most of k seeded trials.
+
+    Only for labels the world engine cannot read; the detail names the judge (a majority of the
+    evaluated model itself verifies nothing: the summary counts those labels as unverified).
+    """
     sample = candidate.sample
     if sample is None or candidate.origin != "free_form":
         return skipped("solve_agreement", "not_applicable")
+    if engine_decided(candidate):
+        return skipped("solve_agreement", "not_applicable", "the world engine read the label")
     if not context.use_llm:
         return _unverified("solve_agreement", context)
     trials = context.evidence.solves
@@ -156,7 +162,10 @@ def solve_agreement_check(candidate: Candidate, context: CheckContext) -> CheckR
         return failed("solve_agreement", "label_unjudged", "; ".join(errors))
     agree = sum(trial.agrees for trial in answered)
     answers = ", ".join(repr(trial.answer) for trial in answered)
-    detail = f"{agree}/{len(trials)} trials agree with the label (answers: {answers})"
+    detail = (
+        f"judge {context.judge_name()}: {agree}/{len(trials)} trials agree with the label "
+        f"(answers: {answers})"
+    )
     if agree * 2 > len(trials):
         return passed("solve_agreement", detail)
     return failed("solve_agreement", "label_unconfirmed", detail)

@@ -25,6 +25,9 @@ class CheckContext:
         features: The candidate's duplicate-finding features and MinHash signature, when
             computed in bulk beforehand.
         evidence: The LLM's replies about this version of the candidate.
+        judge: The model that answers the LLM checks ("" when unknown).
+        judge_is_evaluated: Whether the judge is the model under evaluation (no separate
+            ``judge.llm``): its agreement with a label verifies nothing.
     """
 
     settings: FilterSettings = field(default_factory=FilterSettings)
@@ -34,3 +37,10 @@ class CheckContext:
     first_ids: dict[str, int] = field(default_factory=dict)
     features: tuple[Features, np.ndarray] | None = None
     evidence: Evidence = field(default_factory=Evidence)
+    judge: str = ""
+    judge_is_evaluated: bool = False
+
+    def judge_name(self) -> str:
+        """Who judges LLM checks, in words (``m (the evaluated model)``)."""
+        name = self.judge or "?"
+        return f"{name} (the evaluated model)" if self.judge_is_evaluated else name

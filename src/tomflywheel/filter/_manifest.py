@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from tomflywheel._io import atomic_write_json, read_jsonl
+from tomflywheel.filter._label_table import label_rows
 from tomflywheel.filter._registry import ordered_checks
 from tomflywheel.schema import CheckStatus, QualityDecision, QualityVerdict
 
@@ -65,6 +66,23 @@ def reason_counts(verdicts: Iterable[QualityVerdict]) -> dict[str, int]:
     """How many rejected candidates each reason code applies to, most frequent first."""
     counter = Counter(reason for verdict in verdicts for reason in verdict.reasons)
     return dict(sorted(counter.items(), key=lambda pair: (-pair[1], pair[0])))
+
+
+def reasons_by_check(verdicts: Iterable[QualityVerdict]) -> dict[str, dict[str, int]]:
+    """Rejected candidates per check and reason code: each reason where it was found.
+
+    A code two checks share (``label_unverified``) is counted under the check that failed.
+    """
+    counter: Counter[tuple[str, str]] = Counter()
+    for verdict in verdicts:
+        if verdict.decision is QualityDecision.ACCEPTED:
+            continue
+        found = {(r.check, r.reason or "") for r in verdict.attempts[-1].checks if r.failed}
+        counter.update(found)
+    table: dict[str, dict[str, int]] = {}
+    for (name, code), n in sorted(counter.items(), key=lambda pair: (-pair[1], pair[0])):
+        table.setdefault(name, {})[code] = n
+    return table
 
 
 def _diagnosis(lineage: Mapping[str, Any]) -> str:
@@ -147,6 +165,8 @@ def manifest_entry(name: str, verdicts: list[QualityVerdict]) -> dict[str, Any]:
             if any(why in ("no_llm", "disabled") for why in c.skipped)
         },
         "reasons": reason_counts(verdicts),
+        "reasons_by_check": reasons_by_check(verdicts),
+        "labels": {row.dataset: row.as_dict() for row in label_rows(verdicts)},
         "repair": {
             "attempted": attempted,
             "succeeded": repaired,

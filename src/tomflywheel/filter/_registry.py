@@ -24,8 +24,8 @@ Phase = Literal["record", "set", "llm"]
 """When a check runs: on the record alone, against other samples, or on LLM evidence."""
 PHASES: tuple[Phase, ...] = ("record", "set", "llm")
 
-SkipReason = Literal["disabled", "not_applicable", "no_llm", "earlier_failure"]
-"""Why a check did not run."""
+SkipReason = Literal["disabled", "not_applicable", "no_llm", "earlier_failure", "unreadable"]
+"""Why a check did not run (``unreadable``: the world engine cannot read the story)."""
 
 
 @dataclass(frozen=True, slots=True)

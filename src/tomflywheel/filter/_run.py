@@ -8,24 +8,27 @@ import hashlib
 import json
 import logging
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from tomflywheel.cluster import ray_session
 from tomflywheel.config import FilterSettings, LLMSettings, Settings
-from tomflywheel.errors import UserInputError
+from tomflywheel.errors import DataError, UserInputError
 from tomflywheel.filter._admit import StoreState, TrainStore
 from tomflywheel.filter._balance import BalanceOutcome, balance
 from tomflywheel.filter._candidate import Candidate, candidate_of, read_candidates
 from tomflywheel.filter._context import CheckContext
 from tomflywheel.filter._dedup import ContaminationIndex, DuplicateIndex, eval_files
+from tomflywheel.filter._engine_label import answer_profile, read_engine_labels
 from tomflywheel.filter._evidence import Evidence
+from tomflywheel.filter._label_table import LabelRow, label_rows
 from tomflywheel.filter._llm import LLMWork
 from tomflywheel.filter._manifest import (
     CheckCount,
     check_counts,
     reason_counts,
+    reasons_by_check,
     repair_attempted,
     write_manifest,
 )
@@ -72,6 +75,30 @@ class FilterSummary:
     """LLM request accounting (empty when no LLM was needed)."""
     balance: BalanceOutcome | None = None
     """What the admission balance did (None: nothing to admit, or not enforced)."""
+    judge: str = ""
+    """The model that answers the LLM checks."""
+    judge_is_evaluated: bool = False
+    """The judge is the evaluated model: labels only it agrees with count as unverified."""
+
+    @property
+    def complements(self) -> int:
+        """Samples the admission balance made and admitted (not in the input)."""
+        return len(self.balance.complements) if self.balance is not None else 0
+
+    @property
+    def accepted_inputs(self) -> int:
+        """Input candidates admitted this run (complements not counted)."""
+        return self.accepted - self.complements
+
+    @property
+    def reasons_by_check(self) -> dict[str, dict[str, int]]:
+        """Rejected candidates per check and reason code, this run."""
+        return reasons_by_check(self.verdicts)
+
+    @property
+    def labels(self) -> list[LabelRow]:
+        """Per dataset: labels verified, repaired, dropped, LLM-confirmed, unverified, and why."""
+        return label_rows(self.verdicts, judge_is_evaluated=self.judge_is_evaluated)
 
     @property
     def accepted(self) -> int:
@@ -104,12 +131,19 @@ class FilterSummary:
         return reason_counts(self.verdicts)
 
 
+def judge_of(settings: Settings) -> tuple[str, bool]:
+    """The judge model's name, and whether it is the evaluated model (no ``judge.llm``)."""
+    judge = settings.judge.llm
+    if judge is not None:
+        return judge.model, False
+    if settings.server == "embedded":
+        return settings.embedded.served_model_name, True
+    return settings.llm.model, True
+
+
 def config_hash(settings: Settings, filter_settings: FilterSettings, **extra: Any) -> str:
     """A hash of everything that decides verdicts: filter settings, judge model, eval prompts."""
-    judge = settings.judge.llm
-    model = judge.model if judge is not None else settings.llm.model
-    if judge is None and settings.server == "embedded":
-        model = settings.embedded.served_model_name
+    model, _ = judge_of(settings)
     data = {
         "filter": filter_settings.model_dump(mode="json"),
         "model": model,
@@ -140,6 +174,7 @@ def _validate(filter_settings: FilterSettings) -> None:
     if unknown:
         known = ", ".join(CHECKS.names())
         raise UserInputError(f"filter.disabled_checks: unknown check(s) {unknown} (known: {known})")
+    answer_profile(filter_settings)
 
 
 def _first_pass(
@@ -228,9 +263,16 @@ def run_filter(
             used_llm=use_llm,
         )
         candidates = list(read_candidates(input_path))
+        if not candidates:
+            raise DataError(input_path, None, None, "no records to filter (the file is empty)")
+        candidates = read_engine_labels(candidates, fs)
         summary.candidates = len(candidates)
+        summary.judge, summary.judge_is_evaluated = judge_of(settings)
         state = store.load()
         context = _context(fs, use_llm, candidates, state, store, eval_dir, summary, on_status)
+        context = replace(
+            context, judge=summary.judge, judge_is_evaluated=summary.judge_is_evaluated
+        )
         decider = Decider(context, repairs, chash, str(input_path))
         statics = _static_results(settings, candidates, decider)
         pending = _pending(candidates, state, summary)

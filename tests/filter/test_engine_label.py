@@ -1,0 +1,185 @@
+"""``engine_label``: labels of samples without a trace, verified and repaired by the engine."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from tests.filter.conftest import candidate, context, sample, write_jsonl
+
+from tomflywheel.config import Settings
+from tomflywheel.errors import ConfigError, DataError
+from tomflywheel.filter import CHECKS, FilterSettings, label_rows, run_filter
+from tomflywheel.filter._engine_label import read_engine_labels, relabelled
+from tomflywheel.schema import CheckStatus
+from tomflywheel.world import read_labels
+
+# A ToMi-shaped story: a third agent (Noah) entered the den, so ToMi's oracle has Mia think Leo
+# saw the final move although Leo left first; the principled default says Leo missed it.
+STORY = (
+    "Noah entered the den.\nMia entered the den.\nLeo entered the den.\n"
+    "The pear is in the red_box.\nLeo exited the den.\nMia moved the pear to the blue_crate."
+)
+SECOND_ORDER = "Where does Mia think that Leo searches for the pear?"
+REALITY = "Where is the pear really?"
+
+
+def tomi_item(question: str, gold: str, qtype: str, sample_id: str = "t1"):
+    return sample(
+        story=STORY,
+        question=question,
+        correct=[gold, gold.replace("_", " ")],
+        sample_id=sample_id,
+        dataset="tomi",
+        question_type=qtype,
+    )
+
+
+def settings(**label) -> FilterSettings:
+    profile = label.pop("answer_profile", "auto")
+    return FilterSettings(answer_profile=profile, label=label)
+
+
+def check(item, fs: FilterSettings | None = None):
+    fs = fs or FilterSettings()
+    read = read_engine_labels([candidate(item)], fs)[0]
+    return CHECKS.get("engine_label")(read, context(fs)), read
+
+
+def test_a_benchmark_label_the_engine_derives_is_verified():
+    result, _ = check(tomi_item(REALITY, "blue_crate", "reality"))
+    assert result.status is CheckStatus.PASSED
+    assert result.detail == "both verifiers derive 'blue_crate' under tomi"
+
+
+def test_a_convention_is_named_as_such_under_the_default_profile():
+    item = tomi_item(SECOND_ORDER, "blue_crate", "second_order_0_no_tom")
+    assert check(item, settings(answer_profile="tomi"))[0].status is CheckStatus.PASSED
+    result, _ = check(item, settings(answer_profile="default", contradicted="drop"))
+    assert (result.status, result.reason) == (CheckStatus.FAILED, "label_convention")
+    assert result.detail.startswith("convention: the gold follows the tomi profile's rules")
+    assert "the engine derives 'red_box' under default" in result.detail
+
+
+def test_a_wrong_gold_is_an_error_and_dropped_by_setting():
+    result, _ = check(tomi_item(REALITY, "red_box", "reality"), settings(contradicted="drop"))
+    assert (result.reason, result.repairable) == ("label_contradicted", False)
+    assert result.detail.startswith("error: no profile's rules give the gold; gold 'red_box'")
+
+
+def test_a_wrong_gold_is_repaired_from_the_engine_and_the_repair_recorded():
+    item = tomi_item(REALITY, "red_box", "reality")
+    result, read = check(item)
+    assert result.status is CheckStatus.PASSED
+    assert result.detail.startswith(
+        "repaired: ['red_box', 'red box'] -> ['blue_crate', 'blue crate']"
+    )
+    fixed = read.sample
+    assert fixed.answer.correct_answers == ["blue_crate", "blue crate"]
+    assert fixed.meta["label_repair"]["profile"] == "tomi"
+    assert fixed.meta["label_repair"]["old"] == ["red_box", "red box"]
+    assert (fixed.story, fixed.question) == (item.story, item.question)  # never touched
+    assert read.input_hash == candidate(item).input_hash  # resumes key on the input as given
+
+
+def test_a_choice_label_is_repaired_by_swapping_with_the_option_the_engine_names():
+    item = sample(
+        story=STORY, question=REALITY, correct=["red_box"], wrong=["blue_crate", "green_tub"]
+    )
+    reading = next(read_labels([item]))
+    assert reading.status == "contradicted"
+    fixed = relabelled(item, reading)
+    assert fixed is not None
+    assert fixed.answer.correct_answers == ["blue_crate"]
+    assert fixed.answer.wrong_answers == ["red_box", "green_tub"]
+
+
+def test_a_choice_label_without_the_engine_answer_among_its_options_is_not_repaired():
+    item = sample(story=STORY, question=REALITY, correct=["red_box"], wrong=["green_tub"])
+    result, read = check(item)
+    assert read.label_repair is None
+    assert result.reason == "label_contradicted"
+    assert result.detail.endswith("not repaired: no option names the engine's answer")
+
+
+def test_free_text_the_parser_reads_is_verified_without_a_benchmark():
+    result, read = check(sample(story=STORY, question=REALITY, correct=["blue_crate"]))
+    assert result.status is CheckStatus.PASSED
+    assert read.reading is not None and read.reading.reader == "text"
+
+
+def test_an_unreadable_story_is_skipped_with_why_and_left_to_the_llm_checks():
+    item = sample(story="Ava juggled three balls.", question=REALITY)
+    result, read = check(item)
+    assert (result.status, result.reason) == (CheckStatus.SKIPPED, "unreadable")
+    assert "cannot parse" in result.detail and "Ava juggled three balls." in result.detail
+    solve = CHECKS.get("solve_agreement")(read, context(use_llm=False))
+    assert solve.reason == "label_unverified"
+
+
+def test_the_engine_label_makes_the_judge_unnecessary():
+    _, read = check(tomi_item(REALITY, "blue_crate", "reality"))
+    solve = CHECKS.get("solve_agreement")
+    assert not solve.applies(read)
+    assert solve(read, context(use_llm=False)).reason == "not_applicable"
+
+
+def test_an_unknown_answer_profile_is_refused_before_anything_runs(tmp_path):
+    source = write_jsonl(tmp_path / "in.jsonl", [tomi_item(REALITY, "blue_crate", "reality")])
+    fs = settings(answer_profile="principled")
+    with pytest.raises(ConfigError, match=r"filter\.answer_profile: unknown profile 'principled'"):
+        run_filter(
+            Settings(),
+            input_path=source,
+            use_llm=False,
+            filter_settings=fs,
+            train_dir=tmp_path / "t",
+            eval_dir=tmp_path / "none",
+        )
+
+
+def test_the_run_tables_labels_per_dataset_and_attributes_each_reject(tmp_path):
+    rows = [
+        tomi_item(REALITY, "blue_crate", "reality", "ok"),
+        tomi_item("Where was the pear at the beginning?", "blue_crate", "memory", "fixed"),
+        sample(story="Ava juggled three balls.", question=REALITY, sample_id="prose"),
+    ]
+    source = write_jsonl(tmp_path / "in.jsonl", rows)
+    fs = FilterSettings(audit={"enforce": False}, disabled_checks=["near_duplicate"])
+    summary = run_filter(
+        Settings(),
+        input_path=source,
+        use_llm=False,
+        filter_settings=fs,
+        train_dir=tmp_path / "t",
+        eval_dir=tmp_path / "none",
+    )
+    unknown, tomi = summary.labels
+    assert (tomi.dataset, tomi.counts["verified"], tomi.counts["repaired"]) == ("tomi", 1, 1)
+    assert (unknown.dataset, unknown.counts["unverified"]) == ("?", 1)
+    assert summary.reasons_by_check == {"solve_agreement": {"label_unverified": 1}}
+    admitted = [json.loads(line) for line in summary.admitted_path.read_text().splitlines()]
+    assert [(s["id"], s["answer"]["correct_answers"][0]) for s in admitted] == [
+        ("ok", "blue_crate"),
+        ("fixed", "red_box"),
+    ]
+    manifest = json.loads(summary.manifest_path.read_text())["datasets"]["in"]
+    assert manifest["labels"]["tomi"]["repaired"] == 1
+    assert manifest["reasons_by_check"] == {"solve_agreement": {"label_unverified": 1}}
+    assert label_rows(summary.verdicts)[1].why == {
+        "repaired": {"error: no profile's rules give the gold": 1}
+    }
+
+
+def test_an_empty_input_is_refused(tmp_path):
+    source = tmp_path / "empty.jsonl"
+    source.write_text("\n", encoding="utf-8")
+    with pytest.raises(DataError, match="no records to filter"):
+        run_filter(
+            Settings(),
+            input_path=source,
+            use_llm=False,
+            train_dir=tmp_path / "t",
+            eval_dir=tmp_path / "none",
+        )
+    assert not (tmp_path / "t" / "manifest.json").exists()
