@@ -18,7 +18,10 @@ def _pct(value: float | None) -> str:
 
 
 def rounds_table(rounds: list[dict[str, Any]]) -> Table:
-    """Accuracy per dataset and round, then what each round made and admitted."""
+    """Accuracy per dataset and round (beside its chance level), then what each round made."""
+    # The report package loads when a command runs, not at start-up (issue 29).
+    from tomflywheel.report import accuracy_cell
+
     table = Table(title="Flywheel summary")
     table.add_column("round", justify="right")
     table.add_column("dataset")
@@ -33,7 +36,7 @@ def rounds_table(rounds: list[dict[str, Any]]) -> Table:
                 str(summary["round"]),
                 escape(dataset),
                 str(overall["n"]),
-                _pct(overall["accuracy"]),
+                accuracy_cell(overall["accuracy"], overall.get("chance")),
                 f"{_pct(ci[0])}–{_pct(ci[1])}" if ci else "",
             )
     return table

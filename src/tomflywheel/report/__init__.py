@@ -16,10 +16,18 @@ from tomflywheel.report._progress import progress_bar
 from tomflywheel.report._run_report import lift_rows, write_run_report
 from tomflywheel.report._shortcuts import shortcut_summary, shortcut_text
 from tomflywheel.report._summary import summarize, summary_csv, summary_table, write_summary_html
-from tomflywheel.report._tables import metric_rows, metrics_table, to_csv, to_markdown, write_tables
+from tomflywheel.report._tables import (
+    accuracy_cell,
+    metric_rows,
+    metrics_table,
+    to_csv,
+    to_markdown,
+    write_tables,
+)
 
 __all__ = [
     "Bar",
+    "accuracy_cell",
     "bar_chart",
     "calibration_text",
     "embed_json",

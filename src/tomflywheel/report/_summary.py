@@ -15,6 +15,7 @@ from rich.table import Table
 from tomflywheel._io import atomic_write_text, load_yaml, require_folder
 from tomflywheel.errors import UserInputError
 from tomflywheel.report._html import Bar, bar_chart, page, table_html
+from tomflywheel.report._tables import accuracy_cell
 
 
 def _model_of(root: Path) -> str:
@@ -95,6 +96,7 @@ def summarize(paths: Sequence[Path]) -> list[dict[str, Any]]:
                     "n": overall["n"],
                     "accuracy": overall["accuracy"],
                     "ci95": overall["ci95"],
+                    "chance": overall.get("chance"),
                     "all_correct": (metrics.get("all_correct") or {}).get("accuracy"),
                     "unjudged": metrics["counts"].get("unjudged", 0),
                     "errors": metrics["counts"].get("error", 0),
@@ -122,7 +124,7 @@ def summary_table(rows: Sequence[dict[str, Any]]) -> Table:
             escape(row["dataset"]),
             escape(str(row["judge"])),
             str(row["n"]),
-            _pct(row["accuracy"]),
+            accuracy_cell(row["accuracy"], row["chance"]),
             f"{_pct(ci[0])}–{_pct(ci[1])}" if ci else "",
             _pct(row["all_correct"]),
         )
@@ -168,6 +170,7 @@ def summary_csv(rows: Sequence[dict[str, Any]]) -> str:
         "accuracy",
         "ci95_low",
         "ci95_high",
+        "chance",
         "all_correct",
         "unjudged",
         "errors",

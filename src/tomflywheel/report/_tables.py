@@ -20,6 +20,16 @@ def _pct(value: float | None) -> str:
     return "–" if value is None else f"{100 * value:.1f}"
 
 
+def accuracy_cell(accuracy: float | None, chance: float | None) -> str:
+    """Accuracy in % for a terminal table, with the chance level beside it when there is one.
+
+    ``43.8 (chance 50.0)``: a score near chance reads as what it is, not as a result.
+    """
+    if chance is None or accuracy is None:
+        return _pct(accuracy)
+    return f"{_pct(accuracy)} [dim](chance {_pct(chance)})[/dim]"
+
+
 def _row(dataset: str, group: str, value: str, acc: dict[str, Any]) -> dict[str, Any]:
     ci = acc.get("ci95") or (None, None)
     return {
@@ -31,6 +41,7 @@ def _row(dataset: str, group: str, value: str, acc: dict[str, Any]) -> dict[str,
         "accuracy": acc["accuracy"],
         "ci95_low": ci[0],
         "ci95_high": ci[1],
+        "chance": acc.get("chance"),
     }
 
 
@@ -71,7 +82,7 @@ def to_markdown(rows: Sequence[dict[str, Any]]) -> str:
 def to_csv(rows: Sequence[dict[str, Any]]) -> str:
     """CSV of metric rows with a header."""
     buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=COLUMNS, lineterminator="\n")
+    writer = csv.DictWriter(buffer, fieldnames=COLUMNS, lineterminator="\n", extrasaction="ignore")
     writer.writeheader()
     writer.writerows(rows)
     return buffer.getvalue()
@@ -125,5 +136,6 @@ def metrics_table(all_metrics: Sequence[dict[str, Any]], *, title: str = "Accura
                 if i == 0
                 else ("", "")
             )
-            table.add_row(name, str(row["n"]), _pct(row["accuracy"]), ci, *extra)
+            accuracy = accuracy_cell(row["accuracy"], row["chance"])
+            table.add_row(name, str(row["n"]), accuracy, ci, *extra)
     return table
