@@ -26,7 +26,13 @@ if TYPE_CHECKING:
 def print_summary(summary: EvalSummary, *, report: bool) -> None:
     """Metrics table, what was skipped on resume, requests spent, and where files are."""
     # Each stage (and openai under it) loads when a command runs, not at start-up (issue 29).
-    from tomflywheel.report import calibration_text, judge_notes, metrics_table, shortcut_text
+    from tomflywheel.report import (
+        calibration_text,
+        judge_notes,
+        metrics_table,
+        shortcut_text,
+        usage_text,
+    )
 
     metrics = [d.metrics for d in summary.datasets if d.metrics]
     if metrics:
@@ -48,10 +54,7 @@ def print_summary(summary: EvalSummary, *, report: bool) -> None:
             status(f"[yellow]warning:[/] {escape(note)}")
     if summary.usage:
         u = summary.usage
-        status(
-            f"requests sent {u.get('requests_sent', 0)}, cache hits {u.get('cache_hits', 0)}, "
-            f"tokens {u.get('prompt_tokens', 0)} in / {u.get('completion_tokens', 0)} out"
-        )
+        status(usage_text(u))
         if u.get("slow_downs"):
             status(
                 f"server overloaded: slowed down {u['slow_downs']} times, in-flight limit "

@@ -45,7 +45,7 @@ def _settings(config: Path, executor: ExecutorChoice | None = None, **updates: o
 
 def _render(summary: FeedbackSummary) -> None:
     # Each stage (and openai under it) loads when a command runs, not at start-up (issue 29).
-    from tomflywheel.report import error_profile_table, plan_table
+    from tomflywheel.report import error_profile_table, plan_table, usage_text
 
     reasons = ", ".join(f"{k} {v}" for k, v in summary.cases.items()) or "none"
     out.print(f"bad cases: {reasons} · diagnosed now {summary.diagnosed_now}")
@@ -59,10 +59,7 @@ def _render(summary: FeedbackSummary) -> None:
     for note in summary.notes:
         status(note)
     if summary.usage:
-        status(
-            f"requests sent {summary.usage['requests_sent']}, "
-            f"cache hits {summary.usage['cache_hits']}"
-        )
+        status(usage_text(summary.usage, tokens=False))
     out.print(f"written to {summary.folder}")
 
 

@@ -64,7 +64,7 @@ def flywheel_command(
     """Evaluate, diagnose, synthesize, filter and admit, round after round (resumable)."""
     # Each stage (and openai under it) loads when a command runs, not at start-up (issue 29).
     from tomflywheel.flywheel import run_flywheel
-    from tomflywheel.report import lift_rows  # on use (start-up time)
+    from tomflywheel.report import lift_rows, usage_text  # on use (start-up time)
 
     settings = load(config, executor)
     if train is not None:
@@ -89,7 +89,12 @@ def flywheel_command(
             f"{summary['candidates']['total']} candidates · admitted {f.get('admitted', 0)} · "
             f"rejected {f.get('rejected', 0)}"
             + (f" ({escape(reasons)})" if reasons else "")
-            + f" · {summary['requests']} requests · "
+            + " · "
+            + usage_text(
+                {"requests_sent": summary["requests"], "cache_hits": summary.get("cache_hits", 0)},
+                tokens=False,
+            )
+            + " · "
             + " ".join(f"{k} {v:.0f}s" for k, v in summary["seconds"].items())
         )
         for note in summary.get("notes") or []:

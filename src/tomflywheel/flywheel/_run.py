@@ -156,17 +156,25 @@ class _Runner:
                     )
                 }
             )
-            summary = run_filter(
-                settings,
-                input_path=candidates,
-                name=self.manifest.train_name,
-                use_llm=flywheel.filter_llm,
-                repair_attempts=flywheel.repair_attempts,
-                filter_settings=fs.model_copy(update={"contamination": contamination}),
-                train_dir=flywheel.train_dir,
-                eval_dir=settings.eval.datasets_dir,
-                on_status=self.on_status,
+            # The filter decides candidates for minutes: a bar, as the other stages have.
+            bar = (
+                self.progress(f"filter round {k}", skipped=0)
+                if self.progress
+                else contextlib.nullcontext(lambda done, total: None)
             )
+            with bar as update:
+                summary = run_filter(
+                    settings,
+                    input_path=candidates,
+                    name=self.manifest.train_name,
+                    use_llm=flywheel.filter_llm,
+                    repair_attempts=flywheel.repair_attempts,
+                    filter_settings=fs.model_copy(update={"contamination": contamination}),
+                    train_dir=flywheel.train_dir,
+                    eval_dir=settings.eval.datasets_dir,
+                    on_progress=update,
+                    on_status=self.on_status,
+                )
             outputs = {
                 "input": str(candidates),
                 "admitted": str(summary.admitted_path),

@@ -227,6 +227,7 @@ def round_summary(
         "admission_audit": _admission_audit(filtered.outputs if filtered else {}),
         "usage": usage,
         "requests": sum(int(u.get("requests_sent", 0)) for u in usage.values()),
+        "cache_hits": sum(int(u.get("cache_hits", 0)) for u in usage.values()),
         "tokens": {
             "evaluated_prompt": eval_tokens.get("prompt_tokens", 0),
             "evaluated_completion": eval_tokens.get("completion_tokens", 0),

@@ -24,6 +24,7 @@ from tomflywheel.report._tables import (
     to_markdown,
     write_tables,
 )
+from tomflywheel.report._usage import usage_text
 
 __all__ = [
     "Bar",
@@ -49,6 +50,7 @@ __all__ = [
     "table_html",
     "to_csv",
     "to_markdown",
+    "usage_text",
     "write_experiment_report",
     "write_run_report",
     "write_summary_html",
