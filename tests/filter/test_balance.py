@@ -59,6 +59,9 @@ def test_the_filter_admits_a_balanced_set_and_records_the_balance(tmp_path: Path
     complements = [s for s in admitted if s.meta.get("complement_of")]
     assert complements and summary.balance is not None
     assert summary.accepted == len(admitted)
+    # The summary counts the balance's complements apart from the input's accepted samples.
+    assert summary.complements == len(complements)
+    assert summary.accepted_inputs == len(admitted) - len(complements)
     manifest = json.loads((train / "manifest.json").read_text())["datasets"]["skewed"]
     run = manifest["audit"]["runs"][0]
     assert "tomi_synth · first_order: true_location" in run["flagged_before"]
