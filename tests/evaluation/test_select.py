@@ -7,6 +7,7 @@ from pathlib import Path
 from tomflywheel.config import DatasetRef, Settings
 from tomflywheel.datasets import task_for_sample
 from tomflywheel.evaluation import judge_for, select_datasets
+from tomflywheel.evaluation._select import missing_dataset_note
 from tomflywheel.schema import Answer, Sample
 
 
@@ -64,3 +65,22 @@ def test_example_and_evaluation_share_one_lookup(tmp_path):
     (loaded,) = select_datasets(_settings(judges), [str(path)])
     assert judge_for(judges, task, "renamed") == loaded.judge == "rules"
     assert judge_for({}, task, "renamed") == "hybrid"
+
+
+def test_a_missing_fetchable_dataset_says_how_to_fetch_it(tmp_path, caplog):
+    present = _tomi_file(tmp_path / "present.jsonl")
+    refs = [DatasetRef(path=present), DatasetRef(path=tmp_path / "hitom.jsonl", optional=True)]
+    assert [d.ref.label for d in select_datasets(_settings({}, refs), None)] == ["present"]
+    assert (
+        f"optional dataset {tmp_path / 'hitom.jsonl'} is not there: skipped (get it with: "
+        f"tomflywheel datasets fetch hitom --datasets-dir {tmp_path})"
+    ) in caplog.text
+
+
+def test_a_missing_dataset_without_a_source_gets_no_fetch_hint():
+    assert missing_dataset_note(Path("datasets/mine.jsonl")) == (
+        "optional dataset datasets/mine.jsonl is not there: skipped"
+    )
+    assert missing_dataset_note(Path("datasets/tomi.jsonl")).endswith(
+        "(get it with: tomflywheel datasets fetch tomi)"
+    )

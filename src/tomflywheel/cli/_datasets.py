@@ -38,42 +38,73 @@ def _data_status(fetched: bool | None, imported: bool) -> str:
     return f"{fetch}, imported" if imported else fetch
 
 
+_WIDE = 160
+"""Below this many columns ``datasets list`` prints a compact table and the details as text."""
+
+
+def _details(row: Any) -> tuple[str, str]:
+    """A dataset's groupings and import options, in words."""
+    groupings = ", ".join(" x ".join(group) for group in row.groupings) or "-"
+    if row.trial_fields:
+        groupings += f"; by value: {', '.join(row.trial_fields)}"
+    if row.excludable_question_types:
+        groupings += f"; excludable: {', '.join(row.excludable_question_types)}"
+    options = ", ".join(
+        f"--{o.name.replace('_', '-')}"
+        + (f" {'|'.join(o.choices)}" if o.choices else "")
+        + (f" (default {o.default})" if o.choices else "")
+        for o in row.options
+    )
+    return groupings, options or ("-" if row.importer else "(no importer)")
+
+
 @datasets_app.command("list")
 def list_command(to: FetchDirOption = None) -> None:
     """Show every dataset: kind, judge, groupings, import options, fetched / imported."""
     # Each stage (and openai under it) loads when a command runs, not at start-up (issue 29).
     from tomflywheel.datasets import list_datasets
 
+    rows = list_datasets(fetch_dir=to)
+    wide = out.width >= _WIDE
     table = Table(title="datasets")
-    for column in ("dataset", "description", "kind", "judge", "groupings", "all correct by"):
+    columns = (
+        ("dataset", "description", "kind", "judge", "groupings", "all correct by")
+        if wide
+        else ("dataset", "kind", "judge")
+    )
+    for column in columns:
         # Names and kinds stay on one line; free text wraps.
         table.add_column(column, no_wrap=column in ("dataset", "kind", "judge", "all correct by"))
-    table.add_column("import options")
-    table.add_column("data")
-    for row in list_datasets(fetch_dir=to):
-        groupings = ", ".join(" x ".join(group) for group in row.groupings) or "-"
-        if row.trial_fields:
-            groupings += f"; by value: {', '.join(row.trial_fields)}"
-        if row.excludable_question_types:
-            groupings += f"; excludable: {', '.join(row.excludable_question_types)}"
-        options = ", ".join(
-            f"--{o.name.replace('_', '-')}"
-            + (f" {'|'.join(o.choices)}" if o.choices else "")
-            + (f" (default {o.default})" if o.choices else "")
-            for o in row.options
-        )
-        importer = options or ("-" if row.importer else "(no importer)")
-        table.add_row(
-            escape(row.name),
-            escape(row.description),
-            row.prompt_kind,
-            row.judge,
-            escape(groupings),
-            row.all_correct_by or "-",
-            escape(importer),
-            _data_status(row.fetched, row.imported),
-        )
+    if wide:
+        table.add_column("import options")
+    table.add_column("data", no_wrap=not wide)
+    for row in rows:
+        groupings, importer = _details(row)
+        data = _data_status(row.fetched, row.imported)
+        if wide:
+            cells = (
+                escape(row.description),
+                row.prompt_kind,
+                row.judge,
+                escape(groupings),
+                row.all_correct_by or "-",
+                escape(importer),
+            )
+        else:
+            cells = (row.prompt_kind, row.judge)
+        table.add_row(escape(row.name), *cells, data)
     out.print(table)
+    if wide:
+        return
+    # A narrow terminal cut eight columns to a letter each: the free text goes below instead.
+    for row in rows:
+        groupings, importer = _details(row)
+        out.print(
+            f"[bold]{escape(row.name)}[/bold]: {escape(row.description)}\n"
+            f"  groupings: {escape(groupings)}\n"
+            f"  all correct by: {row.all_correct_by or '-'} · import options: {escape(importer)}",
+            soft_wrap=False,
+        )
 
 
 def _render(summary: ImportSummary) -> None:

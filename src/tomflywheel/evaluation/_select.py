@@ -8,7 +8,14 @@ from pathlib import Path
 
 from tomflywheel.artifacts import LoadedDataset
 from tomflywheel.config import DatasetRef, Settings, SliceMode
-from tomflywheel.datasets import TaskSpec, import_sentences, is_sentences_file, task_for_sample
+from tomflywheel.datasets import (
+    DEFAULT_DATASETS_DIR,
+    SOURCES,
+    TaskSpec,
+    import_sentences,
+    is_sentences_file,
+    task_for_sample,
+)
 from tomflywheel.errors import ConfigError, DataError, PathError, UserInputError
 from tomflywheel.evaluation._slice import take_samples
 from tomflywheel.schema import read_samples
@@ -96,6 +103,15 @@ def load_dataset(
     return LoadedDataset(ref=ref, task=task, judge=judge, samples=samples)
 
 
+def missing_dataset_note(path: Path) -> str:
+    """Why an optional dataset was skipped, and how to get it when it can be fetched."""
+    note = f"optional dataset {path} is not there: skipped"
+    if path.stem not in SOURCES:
+        return note
+    where = "" if path.parent == DEFAULT_DATASETS_DIR else f" --datasets-dir {path.parent}"
+    return f"{note} (get it with: tomflywheel datasets fetch {path.stem}{where})"
+
+
 def select_datasets(settings: Settings, names: Sequence[str] | None) -> list[LoadedDataset]:
     """The datasets to run: ``names`` (paths or names) or the configured list, filtered.
 
@@ -110,7 +126,7 @@ def select_datasets(settings: Settings, names: Sequence[str] | None) -> list[Loa
     )
     missing = [ref for ref in refs if ref.optional and not ref.path.exists()]
     for ref in missing:
-        logger.warning("optional dataset %s is not there: skipped", ref.path)
+        logger.warning("%s", missing_dataset_note(ref.path))
     refs = [ref for ref in refs if ref not in missing]
     if not refs:
         raise ConfigError("no datasets: list them under eval.datasets or pass --dataset")
