@@ -5,9 +5,11 @@ from __future__ import annotations
 import json
 
 import pytest
+from tests.datasets.opentom_files import write_opentom
 from tests.filter.conftest import candidate, context, sample, write_jsonl
 
 from tomflywheel.config import Settings
+from tomflywheel.datasets import load_benchmark
 from tomflywheel.errors import ConfigError, DataError
 from tomflywheel.filter import CHECKS, FilterSettings, label_rows, run_filter
 from tomflywheel.filter._engine_label import read_engine_labels, relabelled
@@ -183,3 +185,31 @@ def test_an_empty_input_is_refused(tmp_path):
             eval_dir=tmp_path / "none",
         )
     assert not (tmp_path / "t" / "manifest.json").exists()
+
+
+@pytest.mark.parametrize("admit", [True, False])
+def test_prose_the_engine_cannot_read_is_counted_unverified_never_dropped_silently(tmp_path, admit):
+    samples = load_benchmark("opentom", write_opentom(tmp_path / "opentom_data"))
+    source = write_jsonl(tmp_path / "opentom.jsonl", samples)
+    fs = FilterSettings(
+        audit={"enforce": False},
+        label={"admit_unverified": admit},
+        disabled_checks=["near_duplicate", "contamination"],
+    )
+    summary = run_filter(
+        Settings(),
+        input_path=source,
+        use_llm=False,
+        filter_settings=fs,
+        train_dir=tmp_path / "t",
+        eval_dir=tmp_path / "none",
+    )
+    assert len(summary.verdicts) == len(samples)  # every candidate has its verdict
+    (row,) = summary.labels
+    assert (row.dataset, row.counts["unverified"]) == ("opentom", len(samples))
+    assert row.why == {"unverified": {"unreadable: a story sentence no parser reads": len(samples)}}
+    if admit:
+        assert (row.admitted, summary.reasons_by_check) == (len(samples), {})
+    else:
+        assert row.admitted == 0
+        assert summary.reasons_by_check == {"solve_agreement": {"label_unverified": len(samples)}}

@@ -44,6 +44,15 @@ def _why(text: str) -> str:
     return _NUMBER.sub("N", _QUOTED.sub("'…'", first))[:160]
 
 
+def _unreadable(detail: str) -> str:
+    """Why the engine could not read a sample, as a reason to count."""
+    if detail.startswith("line "):
+        return "unreadable: a story sentence no parser reads"
+    if detail.startswith("question: "):
+        return "unreadable: a question no parser reads"
+    return f"unreadable: {_why(detail)}"
+
+
 def _first(verdict: QualityVerdict) -> dict[str, CheckResult]:
     return {result.check: result for result in verdict.attempts[0].checks}
 
@@ -74,7 +83,7 @@ def label_status(
     if symbolic is not None and symbolic.failed:
         return "dropped", f"{symbolic.reason}"
     solve = checks.get("solve_agreement")
-    unread = f"unreadable: {_why(engine.detail)}" if engine is not None and engine.detail else ""
+    unread = _unreadable(engine.detail) if engine is not None and engine.detail else ""
     if solve is not None and solve.status is CheckStatus.PASSED:
         if judge_is_evaluated or "(the evaluated model)" in solve.detail:
             return "unverified", "judged only by the evaluated model"
