@@ -64,7 +64,11 @@ def flywheel_command(
     """Evaluate, diagnose, synthesize, filter and admit, round after round (resumable)."""
     # Each stage (and openai under it) loads when a command runs, not at start-up (issue 29).
     from tomflywheel.flywheel import run_flywheel
-    from tomflywheel.report import lift_rows, usage_text  # on use (start-up time)
+    from tomflywheel.report import (  # on use (start-up time)
+        admission_audit_text,
+        lift_rows,
+        usage_text,
+    )
 
     settings = load(config, executor)
     if train is not None:
@@ -97,6 +101,10 @@ def flywheel_command(
             + " · "
             + " ".join(f"{k} {v:.0f}s" for k, v in summary["seconds"].items())
         )
+        if summary.get("admission_audit"):
+            out.print(
+                f"  admission audit: {escape(admission_audit_text(summary['admission_audit']))}"
+            )
         for note in summary.get("notes") or []:
             out.print(f"  [yellow]note:[/] {escape(note)}")
     lifts = lift_rows(result.rounds)

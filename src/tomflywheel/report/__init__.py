@@ -14,7 +14,7 @@ from tomflywheel.report._html import (
 from tomflywheel.report._judge import calibration_text, judge_notes
 from tomflywheel.report._progress import progress_bar
 from tomflywheel.report._run_report import lift_rows, write_run_report
-from tomflywheel.report._shortcuts import shortcut_summary, shortcut_text
+from tomflywheel.report._shortcuts import admission_audit_text, shortcut_summary, shortcut_text
 from tomflywheel.report._summary import summarize, summary_csv, summary_table, write_summary_html
 from tomflywheel.report._tables import (
     accuracy_cell,
@@ -29,6 +29,7 @@ from tomflywheel.report._usage import usage_text
 __all__ = [
     "Bar",
     "accuracy_cell",
+    "admission_audit_text",
     "bar_chart",
     "calibration_text",
     "embed_json",

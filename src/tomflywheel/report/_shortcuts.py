@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
@@ -47,6 +48,33 @@ def shortcut_text(shortcuts: dict[str, Any] | None) -> str:
     if bias.get("n"):
         parts.append(f"reality bias {_percent(bias['accuracy'])} of {bias['n']}")
     return "; ".join(parts)
+
+
+def admission_audit_text(audit: dict[str, Any] | None) -> str:
+    """A round's admission audit in one line, for terminals and benches.
+
+    The whole audit is in the round's ``summary.json`` and the filter's manifest. The line:
+    ``3 families, no shortcut above chance; balancing added 12 complements, dropped 40
+    (kosinski: named_last 40)``: what balancing removed is named by family and heuristic.
+    """
+    if not audit:
+        return "no admission audit"
+    admitted = audit.get("admitted") or {}
+    families = len(admitted.get("families") or {})
+    flagged = admitted.get("flagged") or []
+    line = f"{families} famil{'y' if families == 1 else 'ies'}, " + (
+        f"{len(flagged)} shortcut(s) above chance ({'; '.join(flagged)})"
+        if flagged
+        else "no shortcut above chance"
+    )
+    run = audit.get("this_round") or {}
+    added, dropped = len(run.get("complements") or []), run.get("dropped") or {}
+    if added or dropped:
+        why = Counter(dropped.values())
+        line += f"; balancing added {added} complements, dropped {len(dropped)}"
+        if why:
+            line += " (" + ", ".join(f"{name} {n}" for name, n in why.most_common()) + ")"
+    return line
 
 
 def audit_section(rounds: Sequence[dict[str, Any]]) -> str:

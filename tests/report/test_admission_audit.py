@@ -1,0 +1,31 @@
+"""The admission audit in one line: families, what is still flagged, what balancing did."""
+
+from __future__ import annotations
+
+from tomflywheel.report import admission_audit_text
+
+
+def test_the_line_names_what_balancing_dropped_by_family_and_heuristic():
+    audit = {
+        "admitted": {"families": {"first_order": 40, "reality": 12, "memory": 9}, "flagged": []},
+        "this_round": {
+            "flagged_before": ["kosinski: named_last"],
+            "complements": ["c1", "c2"],
+            "dropped": {"a": "kosinski: named_last", "b": "kosinski: named_last", "c": "tomi: a"},
+        },
+    }
+    assert admission_audit_text(audit) == (
+        "3 families, no shortcut above chance; balancing added 2 complements, dropped 3 "
+        "(kosinski: named_last 2, tomi: a 1)"
+    )
+
+
+def test_a_flagged_set_without_balancing_says_so():
+    audit = {
+        "admitted": {"families": {"first_order": 5}, "flagged": ["first_order: named_last"]},
+        "this_round": {"flagged_before": [], "complements": [], "dropped": {}},
+    }
+    assert admission_audit_text(audit) == (
+        "1 family, 1 shortcut(s) above chance (first_order: named_last)"
+    )
+    assert admission_audit_text(None) == "no admission audit"
