@@ -138,7 +138,7 @@ def require_writable(path: Path | str) -> Path:
 
 
 class _StrictLoader(yaml.SafeLoader):
-    """``yaml.SafeLoader`` that refuses a key given twice in one mapping (YAML says last wins)."""
+    """``yaml.SafeLoader`` refusing a key given twice in one mapping (PyYAML lets the last win)."""
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         first: dict[Any, int] = {}
