@@ -97,8 +97,14 @@ def _pick(data: dict[str, Any], path: tuple[str, ...]) -> Any:
     return data
 
 
-def open_experiment(settings: Settings, exp_dir: Path | None) -> Experiment:
+def open_experiment(settings: Settings, exp_dir: Path | None, *, create: bool = True) -> Experiment:
     """Create a new experiment, or resume ``exp_dir`` after checking it used the same settings.
+
+    Args:
+        settings: The run's settings (their snapshot becomes ``config.yaml``).
+        exp_dir: The folder; ``None`` names a new one under ``eval.results_dir``.
+        create: Write the folder and its ``config.yaml`` now. ``False`` only checks, so a start
+            that fails its pre-flight leaves the folder as it was (``save_config`` writes later).
 
     Raises:
         ConfigError: ``exp_dir`` was run with settings that change the prompts or the model.
@@ -120,12 +126,19 @@ def open_experiment(settings: Settings, exp_dir: Path | None) -> Experiment:
                 f"{config_path}: this experiment was run with other settings "
                 f"({', '.join(changed)}); use a new --exp-dir"
             )
-    else:
-        experiment.root.mkdir(parents=True, exist_ok=True)
-        atomic_write_text(
-            config_path, yaml.safe_dump(snapshot, sort_keys=False, allow_unicode=True)
-        )
+    elif create:
+        save_config(settings, experiment)
     return experiment
+
+
+def save_config(settings: Settings, experiment: Experiment) -> None:
+    """Write the experiment's ``config.yaml`` (the resolved settings) unless it has one."""
+    config_path = experiment.root / CONFIG_FILE
+    if config_path.exists():
+        return
+    experiment.root.mkdir(parents=True, exist_ok=True)
+    snapshot = settings.snapshot()
+    atomic_write_text(config_path, yaml.safe_dump(snapshot, sort_keys=False, allow_unicode=True))
 
 
 def experiment_settings(exp_dir: Path) -> Settings:

@@ -1,4 +1,4 @@
-"""Small real-benchmark slices, imported once per session, for the evaluation tests."""
+"""Small real-benchmark slices (imported once per session), and a dataset the tests write."""
 
 from __future__ import annotations
 
@@ -8,6 +8,30 @@ import pytest
 
 from tomflywheel.config import Settings
 from tomflywheel.datasets import import_dataset
+from tomflywheel.schema import Answer, Sample
+
+PLACES = ("kitchen", "garden", "attic", "cellar", "garage")
+
+
+def write_choice_dataset(path: Path, n: int) -> Path:
+    """``n`` two-option questions (judged by rules, no LLM judge): the mechanics need no benchmark.
+
+    Each story moves a named object once, so the questions differ and every request is its own.
+    """
+    samples = []
+    for i in range(n):
+        start, end = PLACES[i % 5], PLACES[(i + 2) % 5]
+        story = f"Ann put toy {i} in the {start}. Ann left. Bob moved toy {i} to the {end}."
+        samples.append(
+            Sample(
+                id=f"q{i:03d}",
+                story=story,
+                question=f"Where is toy {i} now?",
+                answer=Answer(correct_answers=[end], wrong_answers=[start]),
+            )
+        )
+    path.write_text("".join(s.model_dump_json() + "\n" for s in samples), encoding="utf-8")
+    return path
 
 
 @pytest.fixture(scope="session")

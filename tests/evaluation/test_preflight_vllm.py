@@ -6,11 +6,12 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 from tests.conftest import SERVED_NAME
-from tests.evaluation.conftest import external_settings
+from tests.evaluation.conftest import external_settings, write_choice_dataset
 from tomflywheel.config import DatasetRef, LLMSettings
 from tomflywheel.errors import ConfigError, ServerError
 from tomflywheel.evaluation import run_evaluation
@@ -19,26 +20,54 @@ from tomflywheel.llm import free_port, preflight
 pytestmark = pytest.mark.vllm
 
 
-def test_a_wrong_model_name_fails_before_any_work_listing_the_served_models(
-    slices, vllm_base_url, tmp_path
-):
-    env = {
+def _eval(exp: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-m", "tomflywheel", "eval", "-s", "predict", "--exp-dir", str(exp)]
+    return subprocess.run([*command, *args], env=env, capture_output=True, text=True, check=False)
+
+
+def _env(base_url: str, model: str, tmp_path: Path) -> dict[str, str]:
+    return {
         **os.environ,
-        "TOMFLYWHEEL_BASE_URL": vllm_base_url,
-        "TOMFLYWHEEL_MODEL": "no-such-model",
+        "TOMFLYWHEEL_BASE_URL": base_url,
+        "TOMFLYWHEEL_MODEL": model,
         "TOMFLYWHEEL_CACHE_DIR": str(tmp_path / "cache"),
     }
+
+
+def test_a_wrong_model_name_fails_before_anything_is_written_and_the_right_one_then_runs(
+    vllm_base_url, tmp_path
+):
+    dataset = write_choice_dataset(tmp_path / "toys.jsonl", 2)
     exp = tmp_path / "exp"
-    result = subprocess.run(
-        [sys.executable, "-m", "tomflywheel", "eval", "-d", str(slices["tomi"]),
-         "--max-samples", "2", "--exp-dir", str(exp)],
-        env=env, capture_output=True, text=True, check=False,
-    )  # fmt: skip
+    result = _eval(exp, _env(vllm_base_url, "no-such-model", tmp_path), "-d", str(dataset))
     assert result.returncode == 2  # an unknown name: the command never started
     assert "'no-such-model' is not served" in result.stderr
     assert SERVED_NAME in result.stderr
     assert "Traceback" not in result.stderr
-    assert not (exp / "tomi" / "prediction.jsonl").exists()  # nothing was sent
+    assert not exp.exists()  # no config.yaml, no samples.jsonl: the folder is as it was
+    # The same command with the right name, into the same folder, is not refused.
+    again = _eval(exp, _env(vllm_base_url, SERVED_NAME, tmp_path), "-d", str(dataset))
+    assert again.returncode == 0, again.stderr
+    assert "predicted 2" in again.stderr
+    assert len((exp / "toys" / "prediction.jsonl").read_text().splitlines()) == 2
+
+
+def test_a_bad_dataset_path_leaves_the_folder_as_it_was_and_the_right_one_then_runs(
+    vllm_base_url, tmp_path
+):
+    dataset = write_choice_dataset(tmp_path / "toys.jsonl", 2)
+    exp = tmp_path / "exp"
+    exp.mkdir()
+    (exp / "notes.txt").write_text("mine\n", encoding="utf-8")
+    env = _env(vllm_base_url, SERVED_NAME, tmp_path)
+    result = _eval(exp, env, "-d", str(tmp_path / "no-such.jsonl"))
+    assert result.returncode != 0 and "no-such" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert sorted(p.name for p in exp.iterdir()) == ["notes.txt"]
+    again = _eval(exp, env, "-d", str(dataset))
+    assert again.returncode == 0, again.stderr
+    assert (exp / "config.yaml").exists()
+    assert len((exp / "toys" / "prediction.jsonl").read_text().splitlines()) == 2
 
 
 def test_the_kinds_of_request_a_stage_needs_are_probed(vllm_base_url):

@@ -151,7 +151,7 @@ def test_eval_with_the_causal_backend_needs_no_server(tmp_path, tiny_gpt2):
     # A second run resumes: nothing left to score.
     again = CliRunner().invoke(app, args)
     assert again.exit_code == 0, again.output
-    assert "predicted 0 (4 already done)" in again.output + again.stderr
+    assert "predicted 0 new, 4 already done" in again.output + again.stderr
     assert len((folder / "prediction.jsonl").read_text().splitlines()) == 4
 
 

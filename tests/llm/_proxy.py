@@ -39,6 +39,8 @@ class Faults:
     """The ``Retry-After`` of a random 503."""
     seed: int = 0
     """Seed of the random choices."""
+    hold: str | None = None
+    """POSTs whose body holds this text wait while ``ProxyLog.holding`` (then are forwarded)."""
 
 
 @dataclass
@@ -51,6 +53,8 @@ class ProxyLog:
     """How many requests met each fault (delayed, dropped, unavailable, outage, forwarded)."""
     down: bool = False
     """While true, every request is dropped (the server looks gone)."""
+    holding: bool = True
+    """While true, requests matching ``Faults.hold`` wait; clear it to let them through."""
 
 
 @contextlib.asynccontextmanager
@@ -61,6 +65,7 @@ async def fault_proxy(upstream: str, faults: Faults) -> AsyncIterator[tuple[str,
     log = ProxyLog()
     in_flight = 0
     session = ClientSession(timeout=ClientTimeout(total=None))
+    stopping = asyncio.Event()
 
     def drop(request: web.Request, reason: str) -> web.StreamResponse:
         log.counts[reason] += 1
@@ -80,6 +85,10 @@ async def fault_proxy(upstream: str, faults: Faults) -> AsyncIterator[tuple[str,
                 {"error": {"message": f"injected {status}"}}, status=status, headers=headers
             )
         is_work = request.method == "POST"
+        if is_work and faults.hold and faults.hold.encode() in await request.read():
+            log.counts["held"] += 1
+            while log.holding and not stopping.is_set():
+                await asyncio.sleep(0.02)
         if is_work and rng.random() < faults.unavailable:
             log.counts["unavailable"] += 1
             log.sent.append(503)
@@ -117,6 +126,7 @@ async def fault_proxy(upstream: str, faults: Faults) -> AsyncIterator[tuple[str,
     try:
         yield f"http://127.0.0.1:{port}/v1", log
     finally:
+        stopping.set()
         await runner.cleanup()
         await session.close()
         await asyncio.sleep(0)

@@ -43,9 +43,9 @@ def print_summary(summary: EvalSummary, *, report: bool) -> None:
         if shortcuts:
             parts.append(shortcuts)
         if "predict" in summary.stages:
-            parts.append(f"predicted {d.predicted} ({d.prediction_skipped} already done)")
+            parts.append(f"predicted {d.predicted} new, {d.prediction_skipped} already done")
         if "judge" in summary.stages:
-            parts.append(f"judged {d.judged} ({d.judgment_skipped} already done)")
+            parts.append(f"judged {d.judged} new, {d.judgment_skipped} already done")
         calibration = calibration_text(d.metrics or {})
         if calibration:
             parts.append(calibration)

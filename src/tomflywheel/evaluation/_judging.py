@@ -6,7 +6,7 @@ import logging
 from collections.abc import Callable
 from pathlib import Path
 
-from tomflywheel._io import JsonlAppender, OrderedAppender
+from tomflywheel._io import JsonlAppender
 from tomflywheel.artifacts import Experiment, LoadedDataset, read_judgments, read_predictions
 from tomflywheel.asking import Judge
 from tomflywheel.llm import run_batch
@@ -32,10 +32,18 @@ def set_aside_other_method(path: Path, judge: Judge) -> None:
     )
 
 
-def pending_judgments(dataset: LoadedDataset, experiment: Experiment) -> list[Prediction]:
-    """Predictions of the dataset's samples that have no judgment yet, in file order."""
+def pending_judgments(
+    dataset: LoadedDataset, experiment: Experiment, judge: Judge | None = None
+) -> list[Prediction]:
+    """Predictions of the dataset's samples that have no judgment yet, in file order.
+
+    With ``judge``, judgments made by another method count as missing (they will be set aside).
+    """
     wanted = {sample.id for sample in dataset.samples}
-    done = {(j.sample_id, j.trial) for j in read_judgments(experiment.judgments(dataset.label))}
+    judgments = read_judgments(experiment.judgments(dataset.label))
+    if judge is not None and judgments and judgments[0].method != judge.ref:
+        judgments = []
+    done = {(j.sample_id, j.trial) for j in judgments}
     return [
         p
         for p in read_predictions(experiment.predictions(dataset.label))
@@ -52,19 +60,21 @@ async def run_judgments(
     concurrency: int,
     on_progress: Callable[[int, int], None] | None = None,
 ) -> int:
-    """Judge the pending predictions, appending in prediction order; returns how many."""
+    """Judge the pending predictions, appending each as it is made; returns how many.
+
+    The file is in arrival order until ``restore_dataset_order`` sorts the finished stage.
+    """
     by_id = {sample.id: sample for sample in dataset.samples}
 
     async def one(prediction: Prediction) -> Judgment:
         return await judge(by_id[prediction.sample_id], prediction)
 
     with JsonlAppender(experiment.judgments(dataset.label)) as appender:
-        ordered = OrderedAppender(appender)
-        await run_batch(
+        results = await run_batch(
             predictions,
             one,
             concurrency=concurrency if judge.uses_llm else 1,
-            on_result=lambda index, _item, record: ordered.put(index, record),  # type: ignore[arg-type]
+            on_result=lambda _index, _item, record: appender.append(record),  # type: ignore[arg-type]
             on_progress=on_progress,
         )
-    return ordered.written
+    return len(results)

@@ -23,9 +23,10 @@ from tomflywheel.artifacts import (
     open_experiment,
     read_judgments,
     read_predictions,
+    save_config,
     save_selection,
 )
-from tomflywheel.asking import JudgeContext, Predictor, build_judge
+from tomflywheel.asking import Judge, JudgeContext, Predictor, build_judge
 from tomflywheel.audit import audit_items, audit_predictions
 from tomflywheel.cluster import ray_session
 from tomflywheel.config import EvalSettings, LLMSettings, Settings
@@ -38,6 +39,7 @@ from tomflywheel.evaluation._judging import (
 )
 from tomflywheel.evaluation._local_scoring import run_local_scoring
 from tomflywheel.evaluation._metrics import compute_metrics
+from tomflywheel.evaluation._order import restore_dataset_order
 from tomflywheel.evaluation._predict import (
     drop_errored_predictions,
     pending_predictions,
@@ -51,6 +53,7 @@ from tomflywheel.llm import (
     Need,
     StructureClient,
     build_scorer,
+    check_endpoint,
     llm_endpoint,
     preflight,
 )
@@ -91,6 +94,32 @@ class EvalSummary:
     """Requests, cache hits, tokens of the evaluated model (and of the judge, under ``judge``)."""
 
 
+@dataclass
+class _Plan:
+    """What a run has to do, decided from what is on disk before anything is written or sent."""
+
+    experiment: Experiment
+    loaded: list[LoadedDataset]
+    judges: dict[str, Judge]
+    """Each dataset's judge, built before any work so an unknown method fails first."""
+    stages: tuple[Stage, ...]
+    reused: bool
+    """The datasets come from the folder itself (a judge or metric re-run), not from settings."""
+    scored_here: list[LoadedDataset] = field(default_factory=list)
+    """Datasets to predict with an in-process scoring backend (work pending or not)."""
+    served: list[LoadedDataset] = field(default_factory=list)
+    """Datasets with predictions to ask of the server."""
+    judge_llm: bool = False
+    """Whether some judgment still to make needs an LLM."""
+    needs: set[Need] = field(default_factory=set)
+    """The kinds of request the evaluated model's server must accept."""
+
+    @property
+    def uses_server(self) -> bool:
+        """Whether any request goes to the evaluated model's server (or to it as the judge)."""
+        return bool(self.served) or self.judge_llm
+
+
 def run_evaluation(
     settings: Settings,
     *,
@@ -102,8 +131,11 @@ def run_evaluation(
 ) -> EvalSummary:
     """Run the chosen stages; finished work is skipped, so a killed run resumes where it stopped.
 
-    The embedded server is started only if some prediction or LLM judgment is still missing:
-    re-running a finished experiment sends no request and starts nothing.
+    Steps: plan (read datasets and the folder), pre-flight (the server answers, serves the model
+    and accepts the requests), prepare the folder, predict, judge, score. Nothing is written
+    before the pre-flight passes, so a failed start leaves ``exp_dir`` as it was. The embedded
+    server is started only if some prediction or LLM judgment is still missing: re-running a
+    finished experiment sends no request and starts nothing.
 
     Raises:
         ConfigError: Bad dataset selection or changed settings on resume.
@@ -111,99 +143,155 @@ def run_evaluation(
         ServerError: The server could not start or became unreachable (work so far is kept).
     """
     progress = progress or no_progress
-    experiment = open_experiment(settings, exp_dir)
+    plan = _plan(settings, datasets, tuple(stages), exp_dir)
+    _preflight(settings, plan)
+    _prepare_folder(settings, plan)
+    summary = EvalSummary(experiment=plan.experiment, stages=plan.stages)
+    outcomes = _outcomes(settings, plan)
+    summary.datasets = list(outcomes.values())
+    if plan.scored_here:
+        _score_in_process(settings.eval, plan.scored_here, plan.experiment, outcomes, progress)
+    if plan.uses_server:
+        _ask_server(settings, plan, outcomes, summary, progress, on_status)
+    elif "judge" in plan.stages:
+        asyncio.run(_judge_all(settings, None, plan, outcomes, progress))
+    _restore_order(plan, "predict")  # also after a run killed between its last append and this
+    if "metric" in plan.stages:
+        for dataset in plan.loaded:
+            outcomes[dataset.label].metrics = write_metrics(
+                settings.eval,
+                dataset,
+                plan.experiment,
+                min_judge_accuracy=settings.judge.min_accuracy,
+            )
+    return summary
+
+
+def _plan(
+    settings: Settings,
+    datasets: Sequence[str] | None,
+    stages: tuple[Stage, ...],
+    exp_dir: Path | None,
+) -> _Plan:
+    """Read the datasets and the folder (writing nothing) and decide what is left to do."""
+    experiment = open_experiment(settings, exp_dir, create=False)
     reuse = (
         "predict" not in stages
         and not datasets
         and exp_dir is not None
         and any(experiment.root.glob("*/dataset.json"))
     )
-    if reuse:
-        loaded = load_saved_datasets(experiment)
-    else:
-        loaded = select_datasets(settings, datasets)
-        for dataset in loaded:
-            save_selection(experiment, dataset)
-    summary = EvalSummary(experiment=experiment, stages=tuple(stages))
-    outcomes = {
-        d.label: DatasetOutcome(d.label, d.task.name, d.judge, len(d.samples)) for d in loaded
-    }
-    summary.datasets = list(outcomes.values())
-    trials = settings.eval.trials
-    # Built before any work, so an unknown judging method fails before a request is sent.
+    loaded = load_saved_datasets(experiment) if reuse else select_datasets(settings, datasets)
     judges = {d.label: build_judge(d.judge, settings.eval, JudgeContext(), d.task) for d in loaded}
-    if "judge" in stages:
-        for dataset in loaded:
-            set_aside_other_method(experiment.judgments(dataset.label), judges[dataset.label])
-    if "predict" in stages:
-        for dataset in loaded:
-            drop_errored_predictions(dataset, experiment)
+    plan = _Plan(experiment, loaded, judges, stages, reused=reuse)
+    trials = settings.eval.trials
+    # Errored predictions are pending: they are asked again.
     to_predict = {
-        d.label: bool(pending_predictions(d, experiment, trials)) if "predict" in stages else False
+        d.label
         for d in loaded
+        if "predict" in stages and pending_predictions(d, experiment, trials)
     }
-    in_process = [d for d in loaded if "predict" in stages and _scored_in_process(settings, d)]
-    if in_process:
-        _score_in_process(settings.eval, in_process, experiment, outcomes, progress)
+    if "predict" in stages:
+        plan.scored_here = [d for d in loaded if _scored_in_process(settings, d)]
+    here = {d.label for d in plan.scored_here}
+    plan.served = [d for d in loaded if d.label in to_predict and d.label not in here]
     # A judge needs the server only for judgments still missing, or about to be (new predictions).
-    scored_here = {d.label for d in in_process}
-    judge_llm = "judge" in stages and any(
-        judges[d.label].uses_llm and (to_predict[d.label] or bool(pending_judgments(d, experiment)))
+    plan.judge_llm = "judge" in stages and any(
+        judges[d.label].uses_llm
+        and (d.label in to_predict or bool(pending_judgments(d, experiment, judges[d.label])))
         for d in loaded
     )
-    served = [d for d in loaded if to_predict[d.label] and d.label not in scored_here]
-    needs: set[Need] = {
-        "logprobs" if d.judge == "logprob" else settings.llm.endpoint for d in served
+    plan.needs = {
+        "logprobs" if d.judge == "logprob" else settings.llm.endpoint for d in plan.served
     }
-    if judge_llm and settings.judge.llm is None:
-        needs.add("chat")
-    elif judge_llm and settings.judge.llm is not None:
+    if plan.judge_llm and settings.judge.llm is None:
+        plan.needs.add("chat")
+    return plan
+
+
+def _preflight(settings: Settings, plan: _Plan) -> None:
+    """Before anything is written: the servers this run will use answer and serve the model."""
+    if plan.uses_server:
+        check_endpoint(settings, plan.needs)  # an embedded server is checked as it starts
+    if plan.judge_llm and settings.judge.llm is not None:
         preflight(settings.judge.llm, {"chat"})
-    if served or judge_llm:
-        cluster = (
-            ray_session(settings.ray) if settings.executor == "ray" and served else nullcontext()
-        )
-        with llm_endpoint(settings, on_status, needs=needs) as llm, cluster:
-            asyncio.run(
-                _run_llm_stages(
-                    settings, llm, loaded, experiment, stages, outcomes, summary, progress
-                )
-            )
-    elif "judge" in stages:
-        asyncio.run(_judge_all(settings, None, loaded, experiment, outcomes, progress))
-    if "metric" in stages:
-        for dataset in loaded:
-            outcomes[dataset.label].metrics = write_metrics(
-                settings.eval, dataset, experiment, min_judge_accuracy=settings.judge.min_accuracy
-            )
-    return summary
+
+
+def _prepare_folder(settings: Settings, plan: _Plan) -> None:
+    """Write the settings and the evaluated samples; clear what this run will redo."""
+    experiment = plan.experiment
+    save_config(settings, experiment)
+    for dataset in plan.loaded:
+        if not plan.reused:
+            save_selection(experiment, dataset)
+        if "judge" in plan.stages:
+            set_aside_other_method(experiment.judgments(dataset.label), plan.judges[dataset.label])
+        if "predict" in plan.stages:
+            drop_errored_predictions(dataset, experiment)
+
+
+def _outcomes(settings: Settings, plan: _Plan) -> dict[str, DatasetOutcome]:
+    """Each dataset's outcome, counting the predictions already done before this run."""
+    outcomes = {}
+    for d in plan.loaded:
+        outcome = DatasetOutcome(d.label, d.task.name, d.judge, len(d.samples))
+        if "predict" in plan.stages:
+            total = len(d.samples) * settings.eval.trials
+            missing = pending_predictions(d, plan.experiment, settings.eval.trials)
+            outcome.prediction_skipped = total - len(missing)
+        outcomes[d.label] = outcome
+    return outcomes
+
+
+def _ask_server(
+    settings: Settings,
+    plan: _Plan,
+    outcomes: dict[str, DatasetOutcome],
+    summary: EvalSummary,
+    progress: ProgressFactory,
+    on_status: Callable[[str], None] | None,
+) -> None:
+    """Predict and judge what needs the server (started here when embedded)."""
+    ray = settings.executor == "ray" and bool(plan.served)
+    cluster = ray_session(settings.ray) if ray else nullcontext()
+    with llm_endpoint(settings, on_status, needs=plan.needs) as llm, cluster:
+        asyncio.run(_run_llm_stages(settings, llm, plan, outcomes, summary, progress))
 
 
 async def _run_llm_stages(
     settings: Settings,
     llm: LLMSettings,
-    loaded: list[LoadedDataset],
-    experiment: Experiment,
-    stages: Sequence[Stage],
+    plan: _Plan,
     outcomes: dict[str, DatasetOutcome],
     summary: EvalSummary,
     progress: ProgressFactory,
 ) -> None:
     async with ContentClient(llm) as client:
-        if "predict" in stages:
-            for dataset in loaded:
-                if _scored_in_process(settings, dataset):
-                    continue
-                await _predict_one(
-                    settings, client, dataset, experiment, outcomes[dataset.label], progress
-                )
-        if "judge" in stages and settings.judge.llm is None:
-            await _judge_all(settings, client, loaded, experiment, outcomes, progress)
-        elif "judge" in stages and settings.judge.llm is not None:
+        for dataset in plan.served:
+            await _predict_one(
+                settings, client, dataset, plan.experiment, outcomes[dataset.label], progress
+            )
+        _restore_order(plan, "predict")
+        if "judge" in plan.stages and settings.judge.llm is None:
+            await _judge_all(settings, client, plan, outcomes, progress)
+        elif "judge" in plan.stages and settings.judge.llm is not None:
             async with ContentClient(settings.judge.llm) as judge_client:
-                await _judge_all(settings, judge_client, loaded, experiment, outcomes, progress)
+                await _judge_all(settings, judge_client, plan, outcomes, progress)
                 summary.usage["judge"] = judge_client.stats.as_dict()
         summary.usage = {**client.stats.as_dict(), **summary.usage}
+
+
+def _restore_order(plan: _Plan, stage: Literal["predict", "judge"]) -> None:
+    """Put a finished stage's files in dataset order (they were appended as replies arrived)."""
+    if stage not in plan.stages:
+        return
+    for dataset in plan.loaded:
+        if stage == "predict":
+            path = plan.experiment.predictions(dataset.label)
+            restore_dataset_order(path, dataset.samples, read_predictions)
+        else:
+            path = plan.experiment.judgments(dataset.label)
+            restore_dataset_order(path, dataset.samples, read_judgments)
 
 
 async def _predict_one(
@@ -292,14 +380,14 @@ def _score_in_process(
 async def _judge_all(
     settings: Settings,
     client: ContentClient | None,
-    loaded: list[LoadedDataset],
-    experiment: Experiment,
+    plan: _Plan,
     outcomes: dict[str, DatasetOutcome],
     progress: ProgressFactory,
 ) -> None:
     structure = StructureClient.from_settings(client) if client is not None else None
     context = JudgeContext(structure=structure, settings=settings.judge)
-    for dataset in loaded:
+    experiment = plan.experiment
+    for dataset in plan.loaded:
         outcome = outcomes[dataset.label]
         judge = build_judge(dataset.judge, settings.eval, context, dataset.task)
         pending = pending_judgments(dataset, experiment)
@@ -318,6 +406,7 @@ async def _judge_all(
                 concurrency=client.concurrency if client else 1,
                 on_progress=offset_progress(update, outcome.judgment_skipped, total),
             )
+    _restore_order(plan, "judge")
 
 
 def write_metrics(

@@ -7,13 +7,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from tomflywheel._io import (
-    JsonlAppender,
-    OrderedAppender,
-    iter_jsonl,
-    read_jsonl,
-    write_jsonl_atomic,
-)
+from tomflywheel._io import JsonlAppender, iter_jsonl, read_jsonl, write_jsonl_atomic
 from tomflywheel.artifacts import Experiment, LoadedDataset
 from tomflywheel.asking import Predictor, Work
 from tomflywheel.llm import run_batch
@@ -78,18 +72,19 @@ async def run_predictions(
     *,
     on_progress: Callable[[int, int], None] | None = None,
 ) -> int:
-    """Predict the pending work, appending records in dataset order; returns how many were written.
+    """Predict the pending work, appending each record as its reply arrives; returns how many.
+
+    The file is in arrival order until ``restore_dataset_order`` sorts the finished stage.
 
     Raises:
-        ServerError: The server became unreachable (records written so far are kept).
+        ServerError: The server became unreachable (every record answered so far is kept).
     """
     with JsonlAppender(experiment.predictions(dataset.label)) as appender:
-        ordered = OrderedAppender(appender)
-        await run_batch(
+        results = await run_batch(
             work,
             predictor,
             concurrency=predictor.client.concurrency,
-            on_result=lambda index, _item, record: ordered.put(index, record),  # type: ignore[arg-type]
+            on_result=lambda _index, _item, record: appender.append(record),  # type: ignore[arg-type]
             on_progress=on_progress,
         )
-    return ordered.written
+    return len(results)

@@ -2,10 +2,10 @@
 
 Each worker builds the same ``ContentClient`` from the run's resolved endpoint settings (so the
 same request bodies, request cache, retries and failover) and the same ``Predictor``; the
-driver appends each block's records in dataset order as blocks finish, so a killed run keeps
-every finished block and resumes like the local one. The in-flight limit is shared out: each
-of the cluster's CPUs gets ``llm.concurrency / CPUs`` requests, so the servers see the load the
-local executor would send.
+driver appends each block's records as the block finishes, so a killed run keeps every
+finished block and resumes like the local one (the stage sorts the file once it is done). The
+in-flight limit is shared out: each of the cluster's CPUs gets ``llm.concurrency / CPUs``
+requests, so the servers see the load the local executor would send.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
-from tomflywheel._io import JsonlAppender, OrderedAppender
+from tomflywheel._io import JsonlAppender
 from tomflywheel.artifacts import Experiment, LoadedDataset
 from tomflywheel.asking import Predictor, TaskSpec, Work
 from tomflywheel.cluster import import_ray, map_blocks
@@ -75,16 +75,13 @@ def predict_on_ray(
     usage = UsageStats()
     done = 0
     with JsonlAppender(experiment.predictions(dataset.label)) as appender:
-        ordered = OrderedAppender(appender)
-        for n, result in map_blocks(
+        for _, result in map_blocks(
             partial(_predict_block, share, settings, dataset.task, dataset.judge == "logprob"),
             payloads,
         ):
             records, stats = pickle.loads(result)
-            for offset, record in enumerate(records):
-                ordered.put(n * block + offset, record)
+            done += appender.extend(records)
             usage.add(stats)
-            done += len(records)
             if on_progress is not None:
                 on_progress(done, len(work))
-    return ordered.written, usage
+    return done, usage

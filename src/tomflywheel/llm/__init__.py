@@ -26,6 +26,7 @@ from tomflywheel.llm._scorers import (
 )
 from tomflywheel.llm._server import (
     VLLMServer,
+    check_endpoint,
     default_model_dir,
     embedded_server,
     ensure_default_model,
@@ -52,6 +53,7 @@ __all__ = [
     "UsageStats",
     "VLLMServer",
     "build_scorer",
+    "check_endpoint",
     "continuation_logprob",
     "default_model_dir",
     "embedded_server",

@@ -39,7 +39,7 @@ def preflight(settings: LLMSettings, needs: Collection[Need], *, timeout_s: floa
     Args:
         settings: The endpoints, model and key to check.
         needs: The kinds of request the stage will send.
-        timeout_s: Deadline of each check.
+        timeout_s: Deadline of each check (at most ``settings.unreachable_after_s``).
 
     Raises:
         ServerError: No endpoint answers.
@@ -50,6 +50,8 @@ def preflight(settings: LLMSettings, needs: Collection[Need], *, timeout_s: floa
     if settings.api_key is not None:
         headers["Authorization"] = f"Bearer {settings.api_key.get_secret_value()}"
     unreachable: list[str] = []
+    # A check never waits longer than the client would (llm.unreachable_after_s).
+    timeout_s = min(timeout_s, settings.unreachable_after_s)
     with httpx.Client(headers=headers, timeout=timeout_s) as http:
         for url in settings.base_urls:
             try:

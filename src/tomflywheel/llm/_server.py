@@ -329,6 +329,25 @@ def _served(settings: Settings, server: VLLMServer) -> LLMSettings:
     )
 
 
+def check_endpoint(settings: Settings, needs: Collection[Need] = ("chat",)) -> None:
+    """The pre-flight a stage runs before it writes anything.
+
+    An external server must be named (base URL and model), answer, serve the model and accept
+    ``needs``. An embedded server is checked when ``llm_endpoint`` starts it: nothing to do here.
+
+    Raises:
+        ConfigError: Base URL or model missing, the model is not served, or a kind is refused.
+        ServerError: No endpoint answers.
+    """
+    if settings.server != "external":
+        return
+    if not settings.llm.base_urls:
+        raise ConfigError("server: external needs llm.base_urls (or TOMFLYWHEEL_BASE_URL)")
+    if not settings.llm.model:
+        raise ConfigError("server: external needs llm.model (or TOMFLYWHEEL_MODEL)")
+    preflight(settings.llm, needs)
+
+
 @contextlib.contextmanager
 def llm_endpoint(
     settings: Settings,
@@ -347,11 +366,7 @@ def llm_endpoint(
             the model (the served names are listed), or refuses a needed kind of request.
     """
     if settings.server == "external":
-        if not settings.llm.base_urls:
-            raise ConfigError("server: external needs llm.base_urls (or TOMFLYWHEEL_BASE_URL)")
-        if not settings.llm.model:
-            raise ConfigError("server: external needs llm.model (or TOMFLYWHEEL_MODEL)")
-        preflight(settings.llm, needs)
+        check_endpoint(settings, needs)
         yield settings.llm
         return
     key = settings.embedded.model_dump_json()
