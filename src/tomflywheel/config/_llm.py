@@ -58,9 +58,9 @@ class LLMSettings(Strict):
     max_timeout_s: float = Field(default=1800.0, gt=0)
     """The longest a request deadline grows."""
     unreachable_after_s: float = Field(default=600.0, gt=0)
-    """Give up when no endpoint has answered (a request or ``/models``) for this long."""
+    """Give up when no request has completed for this long (``/models`` alone is no progress)."""
     max_retries: int = Field(default=4, ge=0)
-    """Retries of 5xx errors other than 503/504 (overload is retried while the server answers)."""
+    """Retries of 5xx errors other than 503/504 (overload: up to ``unreachable_after_s``)."""
     backoff_initial_s: float = Field(default=0.5, gt=0)
     """First retry delay; doubles each retry, with jitter."""
     backoff_max_s: float = Field(default=20.0, gt=0)
