@@ -81,9 +81,10 @@ def test_the_kinds_of_request_a_stage_needs_are_probed(vllm_base_url):
         preflight(both, {"chat"})
 
 
-def test_an_errored_prediction_is_asked_again_on_resume(slices, vllm_base_url, tmp_path):
+def test_an_errored_prediction_is_asked_again_on_resume(vllm_base_url, tmp_path):
+    dataset = write_choice_dataset(tmp_path / "toys.jsonl", 3)  # mechanics: no benchmark needed
     settings = external_settings(
-        vllm_base_url, tmp_path, datasets=[DatasetRef(path=slices["tomi"], name="t", max_samples=3)]
+        vllm_base_url, tmp_path, datasets=[DatasetRef(path=dataset, name="t")]
     )
     generation = settings.eval.generation.model_copy(update={"max_tokens": 16})
     settings.eval.generation = generation  # short answers: this test is about bookkeeping

@@ -37,7 +37,7 @@ def stuck_server(mode: Mode, *, model: str = "stub-model") -> Iterator[tuple[str
         counts[mode] += 1
         if mode == "hang":
             await box["stop"].wait()  # type: ignore[attr-defined]  # until the server stops
-        status = int(mode)
+        status = 503 if mode == "hang" else int(mode)  # a hung request ends as the server stops
         return web.json_response(
             {"error": {"message": f"stub {status}"}}, status=status, headers={"Retry-After": "0.1"}
         )

@@ -26,7 +26,8 @@ _PROBES: dict[Need, tuple[str, dict[str, Any]]] = {
 }
 
 _verified: set[tuple[str, str, Need]] = set()
-"""(base URL, model, need) already probed in this process: a flywheel round probes once."""
+"""(base URL, model, need) already probed in this process: a flywheel round probes once, and a
+stage that checks before writing is not probed again when its endpoint opens."""
 
 
 def preflight(settings: LLMSettings, needs: Collection[Need], *, timeout_s: float = 30.0) -> None:
@@ -100,6 +101,7 @@ def _probe(http: httpx.Client, url: str, model: str, need: Need) -> None:
         )
     except httpx.TimeoutException:
         logger.warning("%s/%s: the pre-flight probe timed out; going on", url, path)
+        _verified.add((url, model, need))  # accepted as it is: the client's patience decides
         return
     if 400 <= response.status_code < 500 and response.status_code != 429:
         raise ConfigError(
@@ -108,6 +110,7 @@ def _probe(http: httpx.Client, url: str, model: str, need: Need) -> None:
         )
     if response.status_code != 200:
         logger.warning("%s/%s: pre-flight probe got HTTP %d", url, path, response.status_code)
+        _verified.add((url, model, need))  # accepted as it is: the client's patience decides
         return
     if need == "logprobs" and not _has_logprobs(response):
         raise ConfigError(f"{url}/{path}: the reply carries no log-probs (needed by the judge)")
