@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from datasketch import MinHash
+from datasketch import LeanMinHash, MinHash, MinHashLSH
 from tests.filter.conftest import candidate, context, sample, tomi_samples
 
 from tomflywheel._io import write_jsonl_atomic
@@ -21,7 +21,13 @@ from tomflywheel.filter import (
     eval_files,
 )
 from tomflywheel.filter._dedup import features, same_question
-from tomflywheel.filter._minhash import Signer, jaccard, shingle_hashes, text_tokens
+from tomflywheel.filter._minhash import (
+    Signer,
+    SimilarityIndex,
+    jaccard,
+    shingle_hashes,
+    text_tokens,
+)
 from tomflywheel.schema import CheckStatus, Sample
 from tomflywheel.world import generate
 
@@ -67,6 +73,37 @@ def test_signatures_are_datasketch_minhashes():
     reference = MinHash(num_perm=64, seed=7, hashfunc=int, scheme="affine32")
     reference.update_batch([int(h) for h in hashes])
     assert np.array_equal(Signer(64, 7).sign([hashes])[0], reference.hashvalues)
+
+
+def test_the_lsh_proposes_what_datasketch_lsh_proposes():
+    # The index keeps datasketch's banding in plain dicts: the same buckets, hence the same
+    # candidates and, after exact confirmation, the same matches.
+    originals = list(dict.fromkeys(s.story for s in generate("tomi", n=60, seed=3)))
+    copies = [story.replace(" the ", " a ", 1) + " It was late." for story in originals[::3]]
+    stories = originals + copies
+    shingles = [shingle_hashes(text_tokens(story), 5) for story in stories]
+    signer = Signer(128, 1)
+    signatures = signer.sign(shingles)
+    index = SimilarityIndex(signer, 0.8, margin=0.1)
+    index.add_many(list(range(len(stories))), shingles, signatures)
+    reference = MinHashLSH(threshold=0.7, num_perm=128)
+    minhashes = [LeanMinHash(seed=1, hashvalues=row, scheme="affine32") for row in signatures]
+    for key, minhash in enumerate(minhashes):
+        reference.insert(key, minhash)
+    matches = 0
+    for key, minhash in enumerate(minhashes):
+        proposed = reference.query(minhash)
+        expected = sorted(
+            ((k, jaccard(shingles[key], shingles[k])) for k in proposed),
+            key=lambda pair: (-pair[1], pair[0]),
+        )
+        expected = [pair for pair in expected if pair[1] >= 0.8]
+        assert index.query(shingles[key], signatures[key]) == expected
+        assert index.band_keys(signatures[key]) == [
+            reference._H(minhash.hashvalues[start:end]) for start, end in reference.hashranges
+        ]
+        matches += len(expected) - 1
+    assert matches >= 2 * len(copies)  # each copy and its original find each other
 
 
 def test_tokens_ignore_line_numbers_case_punctuation_and_articles():

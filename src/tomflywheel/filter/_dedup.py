@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -98,19 +99,30 @@ def features(
     sample: Sample, shingle_size: int, story: tuple[str, np.ndarray] | None = None
 ) -> Features:
     """The comparison features of a sample (``story``: its story part, computed already)."""
-    prompt = prompt_part(sample)
     story_key, shingles = story or _story_part(story_text(sample), shingle_size)
-    prompt_key = text_key(prompt)
+    prompt_key, prompt_words, names = _prompt_features(prompt_part(sample))
     return Features(
         story_key=story_key,
         exact_key=f"{story_key}\x1f{prompt_key}",
         shingles=shingles,
         prompt_key=prompt_key,
-        prompt_words=frozenset(prompt_key.split()),
-        names=_names(prompt),
-        answer_key=tuple(sorted({text_key(a) for a in sample.answer.correct_answers})),
+        prompt_words=prompt_words,
+        names=names,
+        answer_key=_answer_key(tuple(sample.answer.correct_answers)),
         world=sample.meta["trace"]["story"] if has_trace(sample) else None,
     )
+
+
+# Synthetic sets ask the same few question texts and answers over and over: normalize each once.
+@lru_cache(maxsize=1 << 16)
+def _prompt_features(prompt: str) -> tuple[str, frozenset[str], tuple[str, ...]]:
+    key = text_key(prompt)
+    return key, frozenset(key.split()), _names(prompt)
+
+
+@lru_cache(maxsize=1 << 16)
+def _answer_key(answers: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(sorted({text_key(a) for a in answers}))
 
 
 def same_question(left: Features, right: Features, threshold: float) -> bool:
