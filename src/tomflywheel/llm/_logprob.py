@@ -32,7 +32,9 @@ class FirstToken:
     top: dict[str, float]
 
 
-def continuation_logprob(logprobs: dict[str, Any], context_chars: int) -> tuple[float, int]:
+def continuation_logprob(
+    logprobs: dict[str, Any], context_chars: int, *, generated: int = 1
+) -> tuple[float, int]:
     """Sum the log-probs of the tokens that cover text after ``context_chars``.
 
     Tokens are located by their text offsets; a token straddling the boundary (when the tokenizer
@@ -41,16 +43,17 @@ def continuation_logprob(logprobs: dict[str, Any], context_chars: int) -> tuple[
     Args:
         logprobs: ``choices[i].logprobs`` of an ``echo=True`` completion.
         context_chars: Length of the context in characters.
+        generated: Generated tokens after the echoed prompt (``max_tokens``), left out.
 
     Returns:
         (summed log-prob, number of tokens).
     """
-    tokens: list[str] = logprobs["tokens"]
-    offsets: list[int] = logprobs["text_offset"]
-    values: list[float | None] = logprobs["token_logprobs"]
+    end = len(logprobs["tokens"]) - generated
+    tokens: list[str] = logprobs["tokens"][:end]
+    offsets: list[int] = logprobs["text_offset"][:end]
+    values: list[float | None] = logprobs["token_logprobs"][:end]
     total, count = 0.0, 0
-    # The echoed prompt is followed by the one generated token (max_tokens=1): skip it.
-    for token, offset, value in zip(tokens[:-1], offsets[:-1], values[:-1], strict=True):
+    for token, offset, value in zip(tokens, offsets, values, strict=True):
         if offset + len(token) <= context_chars:
             continue
         if value is None:  # the very first prompt token has no log-prob
@@ -65,6 +68,11 @@ async def score_pairs(
 ) -> list[ContinuationScore]:
     """Score every pair in one ``/v1/completions`` request (each prompt is context + continuation).
 
+    The request echoes the prompts with only their own tokens' log-probs (``logprobs=0``: no
+    top alternatives) and generates nothing (``max_tokens=0``, vLLM's echo-only form), which
+    keeps the reply about a quarter smaller than ``logprobs=1, max_tokens=1`` with the same
+    scores. (A request cache written before this form holds the older bodies: never reused.)
+
     Raises:
         LLMRequestError: The server refused the request (e.g. a prompt is too long).
         ServerError: The reply lacks log-probs or some prompts.
@@ -74,8 +82,8 @@ async def score_pairs(
     reply = await client.complete(
         [context + continuation for context, continuation in pairs],
         echo=True,
-        logprobs=1,
-        max_tokens=1,
+        logprobs=0,
+        max_tokens=0,
         temperature=0.0,
     )
     choices = sorted(reply.raw["choices"], key=lambda choice: choice["index"])
@@ -85,7 +93,7 @@ async def score_pairs(
     for (context, continuation), choice in zip(pairs, choices, strict=True):
         if not choice.get("logprobs"):
             raise ServerError("the server returned no log-probs (is it an OpenAI-compatible vLLM?)")
-        logprob, n_tokens = continuation_logprob(choice["logprobs"], len(context))
+        logprob, n_tokens = continuation_logprob(choice["logprobs"], len(context), generated=0)
         scores.append(ContinuationScore(continuation, logprob, n_tokens))
     return scores
 
