@@ -113,6 +113,8 @@ class _Plan:
     """Whether some judgment still to make needs an LLM."""
     needs: set[Need] = field(default_factory=set)
     """The kinds of request the evaluated model's server must accept."""
+    missing: dict[str, int] = field(default_factory=dict)
+    """Predictions still to make per dataset (when the predict stage runs)."""
 
     @property
     def uses_server(self) -> bool:
@@ -184,15 +186,12 @@ def _plan(
     loaded = load_saved_datasets(experiment) if reuse else select_datasets(settings, datasets)
     judges = {d.label: build_judge(d.judge, settings.eval, JudgeContext(), d.task) for d in loaded}
     plan = _Plan(experiment, loaded, judges, stages, reused=reuse)
-    trials = settings.eval.trials
-    # Errored predictions are pending: they are asked again.
-    to_predict = {
-        d.label
-        for d in loaded
-        if "predict" in stages and pending_predictions(d, experiment, trials)
-    }
     if "predict" in stages:
+        # Errored predictions are missing too: they are asked again.
+        trials = settings.eval.trials
+        plan.missing = {d.label: len(pending_predictions(d, experiment, trials)) for d in loaded}
         plan.scored_here = [d for d in loaded if _scored_in_process(settings, d)]
+    to_predict = {label for label, n in plan.missing.items() if n}
     here = {d.label for d in plan.scored_here}
     plan.served = [d for d in loaded if d.label in to_predict and d.label not in here]
     # A judge needs the server only for judgments still missing, or about to be (new predictions).
@@ -235,10 +234,9 @@ def _outcomes(settings: Settings, plan: _Plan) -> dict[str, DatasetOutcome]:
     outcomes = {}
     for d in plan.loaded:
         outcome = DatasetOutcome(d.label, d.task.name, d.judge, len(d.samples))
-        if "predict" in plan.stages:
+        if d.label in plan.missing:
             total = len(d.samples) * settings.eval.trials
-            missing = pending_predictions(d, plan.experiment, settings.eval.trials)
-            outcome.prediction_skipped = total - len(missing)
+            outcome.prediction_skipped = total - plan.missing[d.label]
         outcomes[d.label] = outcome
     return outcomes
 
