@@ -52,14 +52,17 @@ def test_an_unreachable_server_is_given_up_after_the_configured_time_with_how_to
     assert client.stats.failures == 1
 
 
-def test_a_server_answering_models_but_503_to_every_completion_is_given_up():
-    with stuck_server("503") as (url, counts):
+@pytest.mark.parametrize("status", ["503", "429"])
+def test_a_server_answering_models_but_overloaded_on_every_completion_is_given_up(status):
+    with stuck_server(status) as (url, counts):  # type: ignore[arg-type]
         message, _ = _ask_until_given_up(_settings(url), n=3)
     # What the server did is in the one line (attempts still in flight when it was written
     # were answered later), with the way to resume.
-    said = re.search(r"no completion in 2 s: (\d+) replies were HTTP 503, 0 timeouts \(", message)
+    said = re.search(
+        rf"no completion in 2 s: (\d+) replies were HTTP {status}, 0 timeouts \(", message
+    )
     assert said is not None, message
-    assert 6 <= int(said.group(1)) <= counts["503"]  # retried: 3 requests, several attempts each
+    assert 6 <= int(said.group(1)) <= counts[status]  # retried: 3 requests, several attempts each
     assert message.startswith(f"LLM server at {url}: no completion in ")
     assert "llm.unreachable_after_s" in message and RESUME in message
 
