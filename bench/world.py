@@ -1,77 +1,185 @@
-"""World-engine throughput: tgtom-style stories per second, generated and checked.
+"""World-engine speed against the tgtom benchmark's public scripts, as whole processes.
 
-(a) generating temporal-belief-graph-style stories with all 12 question types (the samples,
-    rendered and traced, as ``tomflywheel datasets generate tgtom`` writes them);
-(b) checking them with both verifiers: every question re-derived by the forward tracker and by
-    the temporal belief graph from the traces, and compared with the samples' gold.
+Two jobs, each timed as the processes a user would run (start-up and imports included), our
+side and the reference side alternating over ``--repeat`` rounds; wall time and peak memory
+(the largest resident set of the job's processes) per side:
 
-The public reference scripts of that benchmark, on this kind of machine, do (a) at about 246
-stories/s and (b) at about 1,600 stories/s.
+(a) generate ``--n`` stories with all 12 question types: ``tomflywheel datasets generate tgtom``
+    against the reference's ``gen_v10.py`` followed by its four question scripts
+    (``higher_order_beliefs_v10.py``, ``counterfactual_beliefs_v10.py``,
+    ``causal_beliefs_v10.py``, ``common_knowledge_v10.py``);
+(b) check them with two independent verifiers: this file's ``--check`` (every question re-derived
+    by the forward tracker and by the temporal belief graph from the samples' traces, compared
+    with the gold) against the reference's ``verify_v10.py`` and ``verify_graph_v10.py``.
 
-Usage: python bench/world.py [--n 1000] [--seed 0]
+The reference is not part of this repository: ``--reference DIR`` names a checkout of
+``singularity4/TemporalGraph-ToM`` (the folder holding ``scripts/``). Its scripts read and write
+hard-coded ``/mnt/user-data/outputs/...`` paths; the bench runs copies whose only change is that
+those paths point into a temporary folder (and ``gen_v10.py``'s story count is ``--n``).
+Without ``--reference`` only our side runs, and the output says that no ratio was measured.
+
+    python bench/world.py --reference ~/src/TemporalGraph-ToM      # both sides, ratios
+    python bench/world.py                                          # ours only
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
 import time
+from dataclasses import dataclass
 from itertools import groupby
+from pathlib import Path
 
-from tomflywheel.world import Answerer, QuestionSpec, Story, answer_text, generate
+from tomflywheel._io import read_jsonl
+from tomflywheel.world import Answerer, QuestionSpec, Story, answer_text
 
-REFERENCE_GENERATE = 246.0
-REFERENCE_CHECK = 1600.0
+GENERATE_SCRIPTS = (
+    "gen_v10.py",
+    "higher_order_beliefs_v10.py",
+    "counterfactual_beliefs_v10.py",
+    "causal_beliefs_v10.py",
+    "common_knowledge_v10.py",
+)
+CHECK_SCRIPTS = ("verify_v10.py", "verify_graph_v10.py")
+_DATA = "/mnt/user-data/outputs/v11/data"
+_CODE = "/mnt/user-data/outputs/v10"
 
 
-def check(samples: list) -> int:
-    """Re-derive every sample with both verifiers, one walk per story variant; return failures."""
+@dataclass
+class Run:
+    """One job's processes: summed wall time, the largest peak resident set."""
+
+    wall_s: float = 0.0
+    peak_mib: float = 0.0
+
+    def add(self, other: Run) -> None:
+        self.wall_s += other.wall_s
+        self.peak_mib = max(self.peak_mib, other.peak_mib)
+
+
+def run_process(command: list[str], cwd: Path) -> Run:
+    """Run one process to its end; its wall time and peak RSS (``wait4`` of that child)."""
+    started = time.perf_counter()
+    process = subprocess.Popen(
+        command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=False
+    )
+    stderr = process.stderr.read() if process.stderr else b""
+    _, status, usage = os.wait4(process.pid, 0)
+    wall = time.perf_counter() - started
+    process.returncode = os.waitstatus_to_exitcode(status)
+    if process.returncode != 0:
+        tail = stderr.decode("utf-8", "replace")[-2000:]
+        raise SystemExit(f"{' '.join(command)} failed ({process.returncode}):\n{tail}")
+    return Run(wall, usage.ru_maxrss / 1024)  # Linux reports kilobytes
+
+
+def prepare_reference(reference: Path, work: Path, n: int) -> Path:
+    """Copies of the reference scripts reading and writing under ``work`` instead of /mnt."""
+    source = reference / "scripts" if (reference / "scripts").is_dir() else reference
+    code = work / "code"
+    (work / "data").mkdir(parents=True)
+    code.mkdir()
+    for name in GENERATE_SCRIPTS + CHECK_SCRIPTS:
+        path = source / name
+        if not path.is_file():
+            raise SystemExit(f"--reference: {path} not found")
+        text = path.read_text(encoding="utf-8")
+        text = text.replace(_DATA, str(work / "data")).replace(_CODE, str(code))
+        if name == "gen_v10.py":
+            text, count = re.subn(r"def main\(n=\d+", f"def main(n={n}", text)
+            if count != 1:
+                raise SystemExit(f"--reference: {path}: no 'def main(n=...' to set --n")
+        if "/mnt/user-data" in text:
+            raise SystemExit(f"--reference: {path} names another /mnt/user-data path")
+        (code / name).write_text(text, encoding="utf-8")
+    return code
+
+
+def reference_job(code: Path, scripts: tuple[str, ...]) -> Run:
+    run = Run()
+    for name in scripts:
+        run.add(run_process([sys.executable, str(code / name)], code))
+    return run
+
+
+def ours_generate(out: Path, n: int, seed: int) -> Run:
+    command = [sys.executable, "-m", "tomflywheel", "datasets", "generate", "tgtom"]
+    return run_process([*command, "--n", str(n), "--seed", str(seed), "-o", str(out)], out.parent)
+
+
+def ours_check(path: Path) -> Run:
+    return run_process(
+        [sys.executable, str(Path(__file__).resolve()), "--check", str(path)], path.parent
+    )
+
+
+def check(path: Path) -> int:
+    """Re-derive every sample of a generated file with both verifiers; return the failures."""
     failures = 0
-    for _, group in groupby(samples, key=lambda s: s.meta["trace"]["story_index"]):
+    records = read_jsonl(path)
+    for _, group in groupby(records, key=lambda r: r["meta"]["trace"]["story_index"]):
         batch = list(group)
-        trace = batch[0].meta["trace"]
+        trace = batch[0]["meta"]["trace"]
         story = Story.from_dict(trace["story"])
-        specs = [QuestionSpec.from_dict(s.meta["trace"]["question"]) for s in batch]
+        specs = [QuestionSpec.from_dict(r["meta"]["trace"]["question"]) for r in batch]
         tracker, graph = Answerer(story, trace["profile"]).answer_both(specs)
-        for sample, a, b in zip(batch, tracker, graph, strict=True):
-            if a != b or answer_text(a) not in sample.answer.correct_answers:
+        for record, a, b in zip(batch, tracker, graph, strict=True):
+            if a != b or answer_text(a) not in record["answer"]["correct_answers"]:
                 failures += 1
     return failures
 
 
+def _row(job: str, side: str, run: Run, rounds: int, n: int) -> str:
+    wall = run.wall_s / rounds
+    rate = n / wall
+    return f"{job:9s} {side:10s} {wall:7.2f} s  {rate:8.0f} stories/s  peak {run.peak_mib:6.0f} MiB"
+
+
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--n", type=int, default=1000, help="stories")
-    parser.add_argument("--seed", type=int, default=0, help="generator seed")
-    parser.add_argument("--repeat", type=int, default=3, help="runs; the best one counts")
+    parser.add_argument("--seed", type=int, default=0, help="our generator's seed")
+    parser.add_argument("--repeat", type=int, default=5, help="alternated rounds per side")
+    parser.add_argument("--reference", type=Path, help="a TemporalGraph-ToM checkout")
+    parser.add_argument("--check", type=Path, help=argparse.SUPPRESS)  # the (b) child process
     args = parser.parse_args()
+    if args.check is not None:
+        failures = check(args.check)
+        if failures:
+            raise SystemExit(f"{failures} samples disagree with a verifier")
+        return
 
-    generated = generated_wall = checked = checked_wall = 0.0
-    for _ in range(args.repeat):
-        wall, cpu = time.perf_counter(), time.process_time()
-        samples = list(generate("tgtom", n=args.n, seed=args.seed))
-        generated = max(generated, args.n / (time.process_time() - cpu))
-        generated_wall = max(generated_wall, args.n / (time.perf_counter() - wall))
+    totals = {key: Run() for key in ("gen ours", "gen ref", "check ours", "check ref")}
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        code = prepare_reference(args.reference, work / "ref", args.n) if args.reference else None
+        ours = work / "tgtom.jsonl"
+        for round_ in range(args.repeat):
+            sides = ["ours", "ref"] if round_ % 2 == 0 else ["ref", "ours"]
+            for side in sides:
+                if side == "ours":
+                    totals["gen ours"].add(ours_generate(ours, args.n, args.seed))
+                    totals["check ours"].add(ours_check(ours))
+                elif code is not None:
+                    totals["gen ref"].add(reference_job(code, GENERATE_SCRIPTS))
+                    totals["check ref"].add(reference_job(code, CHECK_SCRIPTS))
 
-        wall, cpu = time.perf_counter(), time.process_time()
-        failures = check(samples)
-        checked = max(checked, args.n / (time.process_time() - cpu))
-        checked_wall = max(checked_wall, args.n / (time.perf_counter() - wall))
-
-    print(f"stories: {args.n}, samples: {len(samples)}, check failures: {failures}")
-    print(
-        f"(a) generate tgtom, all 12 question types: {generated:,.0f} stories/s "
-        f"({generated / REFERENCE_GENERATE:.1f}x the reference {REFERENCE_GENERATE:,.0f}); "
-        f"wall clock {generated_wall:,.0f} stories/s"
-    )
-    print(
-        f"(b) check with both verifiers:             {checked:,.0f} stories/s "
-        f"({checked / REFERENCE_CHECK:.1f}x the reference {REFERENCE_CHECK:,.0f}); "
-        f"wall clock {checked_wall:,.0f} stories/s"
-    )
-    print(
-        f"stories/s per CPU second of this process, best of {args.repeat} runs "
-        "(wall clock also shown: the machine may be shared)"
-    )
+    print(f"{args.n} stories, {args.repeat} alternated rounds per side, mean wall time per round")
+    for job in ("gen", "check"):
+        print(_row(job, "ours", totals[f"{job} ours"], args.repeat, args.n))
+        if code is not None:
+            print(_row(job, "reference", totals[f"{job} ref"], args.repeat, args.n))
+            ratio = totals[f"{job} ref"].wall_s / totals[f"{job} ours"].wall_s
+            print(f"{job:9s} ours is {ratio:.2f}x the reference's speed (wall time ratio)")
+    if code is None:
+        print("no --reference given: the reference scripts were NOT run and no ratio is measured")
 
 
 if __name__ == "__main__":
