@@ -272,6 +272,11 @@ class Diagnosis(BaseModel):
     """The LLM's category for a symbolically diagnosed case (agreement sample)."""
     failure: str | None = None
     """Why no category could be given."""
+    diagnoser: str | None = None
+    """The model that made an LLM diagnosis (``None``: symbolic, from the story's events)."""
+    by_evaluated_model: bool = False
+    """The diagnosing model is the evaluated model (its own mistakes, explained by itself):
+    counted apart, and kept out of the plan unless ``feedback.plan_self_diagnoses``."""
 
 
 class CheckStatus(StrEnum):

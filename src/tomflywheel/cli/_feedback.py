@@ -53,6 +53,11 @@ def _render(summary: FeedbackSummary) -> None:
         out.print(error_profile_table(summary.profile))
     if summary.plan is not None:
         out.print(plan_table(summary.plan))
+        if summary.plan.self_diagnoses_left_out:
+            status(
+                f"{summary.plan.self_diagnoses_left_out} LLM diagnoses by the evaluated model "
+                "itself left out of the plan (feedback.plan_self_diagnoses lets them in)"
+            )
     if summary.candidates:
         made = ", ".join(f"{k} {v}" for k, v in summary.candidates.items())
         out.print(f"candidates: {made}")

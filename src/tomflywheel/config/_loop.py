@@ -22,6 +22,9 @@ class FeedbackSettings(Strict):
     """Share of symbolically diagnosed cases also diagnosed by the LLM (agreement figure)."""
     max_llm_diagnoses: int | None = Field(default=None, ge=0)
     """Cap on LLM diagnosis requests per run (``null``: no cap)."""
+    plan_self_diagnoses: bool = False
+    """Let LLM diagnoses made by the evaluated model itself steer the synthesis plan. Off: a
+    model explaining its own mistakes is no independent finding; they are counted apart."""
     budget: int = Field(default=120, ge=0)
     """Candidate samples to synthesize in all (controls included). Stories are taken whole, so
     an item whose share is smaller than one story's question family still gets that story."""

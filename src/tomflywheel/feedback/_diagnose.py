@@ -60,7 +60,9 @@ def plan_diagnoses(
     return plans
 
 
-async def _run_one(plan: DiagnosisPlan, structure: StructureClient | None) -> Diagnosis:
+async def _run_one(
+    plan: DiagnosisPlan, structure: StructureClient | None, evaluated_model: str | None
+) -> Diagnosis:
     case, symbolic = plan.case, plan.symbolic
     if not plan.ask_llm or structure is None:
         if symbolic is not None:
@@ -70,7 +72,10 @@ async def _run_one(plan: DiagnosisPlan, structure: StructureClient | None) -> Di
         )
     result = await diagnose_with_llm(structure, case)
     if symbolic is None:
-        return llm_record(case, result)
+        diagnoser = structure.content.model
+        # Not knowing the evaluated model, assume the worst: a self-diagnosis stays out of plans.
+        by_evaluated = evaluated_model is None or evaluated_model == diagnoser
+        return llm_record(case, result, diagnoser=diagnoser, by_evaluated_model=by_evaluated)
     cross = None if isinstance(result, StructureFailure) else result.category
     return symbolic.model_copy(update={"cross_check": cross})
 
@@ -82,13 +87,18 @@ async def run_diagnoses(
     structure: StructureClient | None,
     concurrency: int,
     on_progress: Callable[[int, int], None] | None = None,
+    evaluated_model: str | None = None,
 ) -> int:
-    """Diagnose the planned cases, appending in case order; returns how many were written."""
+    """Diagnose the planned cases, appending in case order; returns how many were written.
+
+    An LLM diagnosis names its model and whether that is ``evaluated_model`` (``None``:
+    unknown, taken as the evaluated model).
+    """
     with JsonlAppender(out_path) as appender:
         ordered = OrderedAppender(appender)
 
         async def one(plan: DiagnosisPlan) -> Diagnosis:
-            return await _run_one(plan, structure)
+            return await _run_one(plan, structure, evaluated_model)
 
         await run_batch(
             plans,

@@ -66,8 +66,21 @@ async def diagnose_with_llm(
     return await structure.ask(LLMDiagnosis, diagnosis_messages(case), max_tokens=max_tokens)
 
 
-def llm_record(case: BadCase, result: LLMDiagnosis | StructureFailure) -> Diagnosis:
-    """A ``Diagnosis`` record from an LLM result; a failure keeps its reason, no category."""
+def llm_record(
+    case: BadCase,
+    result: LLMDiagnosis | StructureFailure,
+    *,
+    diagnoser: str | None = None,
+    by_evaluated_model: bool = False,
+) -> Diagnosis:
+    """A ``Diagnosis`` record from an LLM result; a failure keeps its reason, no category.
+
+    Args:
+        case: The bad case.
+        result: The diagnosing model's answer, or the failure to get one.
+        diagnoser: The diagnosing model's name (``None``: no model was asked).
+        by_evaluated_model: The diagnosing model is the evaluated model.
+    """
     base = {
         "dataset": case.dataset,
         "sample_id": case.sample.id,
@@ -77,6 +90,8 @@ def llm_record(case: BadCase, result: LLMDiagnosis | StructureFailure) -> Diagno
         "model_answer": case.judgment.answer or case.prediction.raw_output,
         "question_type": _str_or_none(case.sample.meta.get("question_type")),
         "order": _int_or_none(case.sample.meta.get("order")),
+        "diagnoser": diagnoser,
+        "by_evaluated_model": by_evaluated_model and diagnoser is not None,
     }
     if isinstance(result, StructureFailure):
         return Diagnosis(**base, category=None, failure=result.reason)

@@ -71,6 +71,9 @@ class SynthesisPlan(BaseModel):
     budget: int
     controls: bool
     items: list[PlanItem]
+    self_diagnoses_left_out: int = 0
+    """LLM diagnoses the evaluated model made of its own answers, not planned from
+    (``feedback.plan_self_diagnoses`` off)."""
 
 
 def _allocate(weights: Sequence[int], budget: int, minimum: int) -> list[int]:
@@ -123,7 +126,8 @@ def build_plan(
     """A plan from diagnoses; the same diagnoses and settings give the same plan.
 
     Args:
-        diagnoses: The diagnosed bad cases (undiagnosed ones are skipped).
+        diagnoses: The diagnosed bad cases (undiagnosed ones are skipped, and so are the
+            evaluated model's diagnoses of itself unless ``settings.plan_self_diagnoses``).
         tasks: Task name of each dataset label (``tomi_test`` -> ``tomi``).
         settings: Budget, minimum per weakness, controls, seed, diversity.
         case_ids: Readable bad-case ids for lineage, by (dataset, sample id, trial).
@@ -131,8 +135,12 @@ def build_plan(
             missing here get the role their question type and error imply.
     """
     cells: dict[tuple[str, str, str, str, Role], list[Diagnosis]] = defaultdict(list)
+    left_out = 0
     for d in diagnoses:
         if d.category is None:
+            continue
+        if d.by_evaluated_model and not settings.plan_self_diagnoses:
+            left_out += 1
             continue
         # The order already says what a ToMi or Hi-ToM question type says for synthesis; tgtom's
         # twelve types ask different things, so they stay apart.
@@ -217,4 +225,5 @@ def build_plan(
         budget=settings.budget,
         controls=settings.controls,
         items=items,
+        self_diagnoses_left_out=left_out,
     )

@@ -13,14 +13,19 @@ def error_profile(diagnoses: Sequence[Diagnosis]) -> dict[str, Any]:
     """Aggregate diagnoses; plain JSON-able data, cells sorted for stable output.
 
     Returns:
-        ``total``, ``diagnosed`` (with a category), ``failed``, ``by_category``, ``by_method``,
-        ``cells`` (one per dataset x question type x order, with category counts) and
-        ``llm_agreement`` (symbolic vs LLM category on the cross-checked cases, if any).
+        ``total``, ``diagnosed`` (with a category), ``failed``, ``by_category`` (independent
+        diagnoses only), ``by_method``,
+        ``cells`` (one per dataset x question type x order, with category counts),
+        ``llm_agreement`` (symbolic vs LLM category on the cross-checked cases, if any),
+        ``by_diagnoser`` (diagnoses per model; ``symbolic`` for the engine's) and
+        ``self_diagnosed`` (the evaluated model's diagnoses of itself, by category: counted
+        apart, since a model explaining its own mistakes is no independent finding).
     """
     cells: dict[tuple[str, str, str], Counter[str]] = defaultdict(Counter)
     for d in diagnoses:
         key = (d.dataset, d.question_type or "–", "–" if d.order is None else str(d.order))
-        cells[key][d.category.value if d.category else "undiagnosed"] += 1
+        name = d.category.value if d.category else "undiagnosed"
+        cells[key][f"{name} (self)" if d.by_evaluated_model else name] += 1
     checked = [d for d in diagnoses if d.cross_check is not None and d.category is not None]
     agree = sum(d.cross_check == d.category for d in checked)
     return {
@@ -28,10 +33,18 @@ def error_profile(diagnoses: Sequence[Diagnosis]) -> dict[str, Any]:
         "diagnosed": sum(d.category is not None for d in diagnoses),
         "failed": sum(d.category is None for d in diagnoses),
         "by_category": dict(
-            Counter(d.category.value for d in diagnoses if d.category).most_common()
+            Counter(
+                d.category.value for d in diagnoses if d.category and not d.by_evaluated_model
+            ).most_common()
         ),
         "by_method": dict(sorted(Counter(d.method for d in diagnoses).items())),
         "by_reason": dict(sorted(Counter(d.reason for d in diagnoses).items())),
+        "by_diagnoser": dict(sorted(Counter(d.diagnoser or "symbolic" for d in diagnoses).items())),
+        "self_diagnosed": dict(
+            Counter(
+                d.category.value for d in diagnoses if d.category and d.by_evaluated_model
+            ).most_common()
+        ),
         "cells": [
             {
                 "dataset": dataset,

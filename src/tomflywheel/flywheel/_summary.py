@@ -217,7 +217,15 @@ def round_summary(
         "accuracy": accuracy,
         "error_profile": {
             k: profile.get(k)
-            for k in ("total", "diagnosed", "by_category", "by_method", "llm_agreement")
+            for k in (
+                "total",
+                "diagnosed",
+                "by_category",
+                "by_method",
+                "by_diagnoser",
+                "self_diagnosed",
+                "llm_agreement",
+            )
         },
         "candidates": {
             "total": sum(candidates.values()),

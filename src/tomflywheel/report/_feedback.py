@@ -31,12 +31,24 @@ def error_profile_table(profile: dict[str, Any]) -> Table:
             str(cell["n"]),
             escape(categories),
         )
+    captions = []
+    by_diagnoser = profile.get("by_diagnoser") or {}
+    if by_diagnoser:
+        captions.append("diagnosed by " + ", ".join(f"{k} {v}" for k, v in by_diagnoser.items()))
+    own = sum((profile.get("self_diagnosed") or {}).values())
+    if own:
+        captions.append(
+            f"{own} LLM diagnoses by the evaluated model itself, marked (self): counted apart, "
+            "not planned from unless feedback.plan_self_diagnoses"
+        )
     agreement = profile.get("llm_agreement")
     if agreement:
-        table.caption = (
+        captions.append(
             f"LLM cross-check agrees with the symbolic diagnosis on "
             f"{agreement['agree']}/{agreement['n']} ({100 * agreement['rate']:.0f}%)"
         )
+    if captions:
+        table.caption = "; ".join(captions)
     return table
 
 

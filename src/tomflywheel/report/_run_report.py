@@ -109,13 +109,25 @@ def _profile_section(rounds: Sequence[dict[str, Any]]) -> str:
     bars = []
     for summary in rounds:
         profile = summary.get("error_profile") or {}
-        total = profile.get("diagnosed") or 0
+        # Shares of the independent diagnoses: the evaluated model's own are counted apart.
+        total = sum((profile.get("by_category") or {}).values())
         for category, n in (profile.get("by_category") or {}).items():
             bars.append(
                 Bar(category, n / total if total else None, series=f"round {summary['round']}")
             )
     bars.sort(key=lambda b: (b.label, b.series))
     note = '<p class="note">Share of the diagnosed bad cases in each error category.</p>'
+    own = [
+        f"round {s['round']}: "
+        + ", ".join(f"{esc(k)} {v}" for k, v in s["error_profile"]["self_diagnosed"].items())
+        for s in rounds
+        if (s.get("error_profile") or {}).get("self_diagnosed")
+    ]
+    if own:
+        note += (
+            '<p class="note">Left out above: LLM diagnoses the evaluated model made of its own '
+            f"answers (not planned from unless feedback.plan_self_diagnoses): {'; '.join(own)}.</p>"
+        )
     chart = bar_chart(bars, title="error categories", width=720)
     return f'<h2>Error profile</h2>{note}<div class="card">{chart}</div>'
 
