@@ -5,11 +5,14 @@ Each case names the story facts that make the expected category right.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from tests.feedback.conftest import bad_case
 from tomflywheel.feedback import symbolic_diagnosis
 from tomflywheel.schema import ErrorCategory as C
+from tomflywheel.schema import Verdict
 
 # tomi-test-000000: Aria and Aiden enter the front_yard; the grapefruit is in the green_bucket;
 # Aria moves it to the blue_container; Aiden exits; Noah enters the playroom.
@@ -80,6 +83,15 @@ def test_reality_bias_also_records_the_other_fits(real):
 def test_the_gold_answer_is_not_called_an_error(real):
     diagnosis = symbolic_diagnosis(bad_case(real["tomi-test-000020"], "blue_pantry"))
     assert diagnosis.category is None and "judging problem" in diagnosis.failure
+
+
+def test_an_ambiguous_reply_is_a_format_error_not_a_judging_problem(real):
+    # The reply names the gold among others: the strict policy scores it wrong, rightly.
+    case = bad_case(real["tomi-test-000020"], "blue_pantry")
+    case = replace(case, judgment=case.judgment.model_copy(update={"verdict": Verdict.AMBIGUOUS}))
+    diagnosis = symbolic_diagnosis(case)
+    assert diagnosis.category is C.FORMAT and diagnosis.failure is None
+    assert diagnosis.evidence.startswith("names several answers")
 
 
 def test_an_unparsable_choice_is_a_format_error(real):

@@ -11,7 +11,7 @@ from __future__ import annotations
 from tomflywheel.asking import mentions, normalize
 from tomflywheel.errors import DataError
 from tomflywheel.feedback._mining import BadCase
-from tomflywheel.schema import Diagnosis, ErrorCategory, QAKind
+from tomflywheel.schema import Diagnosis, ErrorCategory, QAKind, Verdict
 from tomflywheel.world import QuestionSpec, Reason, Story, explain_answers, sample_spec
 
 LOCATION_KINDS = frozenset({"reality", "memory", "belief"})
@@ -117,6 +117,16 @@ def symbolic_diagnosis(case: BadCase) -> Diagnosis | None:
             model_answer=output,
             evidence=f"no answer could be read from {(case.prediction.raw_output or '')[:80]!r}",
             explanation="The reply gives no readable option or location.",
+        )
+    if case.reason != "unsure" and case.judgment.verdict is Verdict.AMBIGUOUS:
+        # Its reading may be the gold; the fault is naming several answers, not the judge.
+        return Diagnosis(
+            **base,
+            category=ErrorCategory.FORMAT,
+            model_answer=output,
+            evidence=f"names several answers: {(case.prediction.raw_output or '')[:80]!r}",
+            explanation="The reply names several answers, which the strict answer policy "
+            "scores as wrong.",
         )
     try:
         story, spec = sample_spec(case.sample)

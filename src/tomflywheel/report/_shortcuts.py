@@ -13,18 +13,31 @@ def _percent(value: float | None) -> str:
     return "–" if value is None else f"{100 * value:.1f}%"
 
 
+def _best(shortcuts: dict[str, Any]) -> str | None:
+    """The heuristic agreeing most with the answers, if it agrees on any item at all.
+
+    A top agreement of 0% names no explanation ("best explained by true_location (0.0%)").
+    """
+    best = shortcuts.get("best_explained_by")
+    if not best or not (shortcuts.get("agreement") or {}).get(best, {}).get("accuracy"):
+        return None
+    return str(best)
+
+
 def shortcut_summary(shortcuts: dict[str, Any] | None) -> str:
     """One line: the heuristic that best explains the answers, and the reality-bias rate."""
     if not shortcuts:
         return ""
     parts = []
-    best = shortcuts.get("best_explained_by")
+    best = _best(shortcuts)
     if best:
         agreement = shortcuts["agreement"][best]
         parts.append(
-            f"answers best explained by <b>{esc(best)}</b> "
-            f"({_percent(agreement['accuracy'])} agreement over {agreement['n']} items)"
+            f"answers agree most with the <b>{esc(best)}</b> heuristic "
+            f"(same answer on {_percent(agreement['accuracy'])} of {agreement['n']} items)"
         )
+    elif shortcuts.get("best_explained_by"):
+        parts.append("no heuristic gives the model's answers")
     bias = shortcuts.get("reality_bias") or {}
     if bias.get("n"):
         parts.append(
@@ -38,13 +51,15 @@ def shortcut_text(shortcuts: dict[str, Any] | None) -> str:
     """The same in plain text (terminal summaries)."""
     if not shortcuts:
         return ""
-    best = shortcuts.get("best_explained_by")
+    best = _best(shortcuts)
     bias = shortcuts.get("reality_bias") or {}
     parts = []
     if best:
         parts.append(
-            f"best explained by {best} ({_percent(shortcuts['agreement'][best]['accuracy'])})"
+            f"agrees most with {best} ({_percent(shortcuts['agreement'][best]['accuracy'])})"
         )
+    elif shortcuts.get("best_explained_by"):
+        parts.append("no heuristic gives its answers")
     if bias.get("n"):
         parts.append(f"reality bias {_percent(bias['accuracy'])} of {bias['n']}")
     return "; ".join(parts)
