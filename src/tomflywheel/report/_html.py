@@ -132,13 +132,48 @@ def bar_chart(bars: Sequence[Bar], *, title: str, width: int = 560) -> str:
             f'<text x="{end + 4:.1f}" y="{y + 14}" font-size="10">{100 * bar.value:.1f}</text>'
         )
     parts.append("</svg>")
+    if any(bar.chance is not None for bar in bars):
+        parts.append(CHANCE_LEGEND)
     return "".join(parts)
 
 
+CHANCE_LEGEND = (
+    '<p class="note legend"><svg width="14" height="12" aria-hidden="true">'
+    '<line x1="7" y1="0" x2="7" y2="12" stroke="#c0392b" stroke-width="2" '
+    'stroke-dasharray="3,2"/></svg> chance level: the accuracy of a random pick among each '
+    "item's options or named candidates (a bar near it is no result); black whisker: 95% "
+    "interval.</p>"
+)
+"""The key to the dashed chance marks, below every chart that has one."""
+
+
+class Html(str):
+    """Markup built here from escaped parts: a table cell that is not escaped again."""
+
+    __slots__ = ()
+
+
+def folded(text: object, *, limit: int = 160) -> str:
+    """A long text folded to its first ``limit`` characters; the rest opens on a click.
+
+    Evidence that lists every belief chain of a story made one table row thousands of pixels
+    tall; folded, the table stays readable and nothing is lost.
+    """
+    value = str(text)
+    if len(value) <= limit:
+        return value
+    return Html(
+        f"<details><summary>{esc(value[:limit].rstrip())} …</summary>{esc(value)}</details>"
+    )
+
+
 def table_html(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
-    """A plain escaped HTML table."""
+    """An HTML table whose cells are escaped (an :class:`Html` cell is kept as built)."""
     head = "".join(f"<th>{esc(h)}</th>" for h in headers)
-    body = "".join("<tr>" + "".join(f"<td>{esc(c)}</td>" for c in row) + "</tr>" for row in rows)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{c if isinstance(c, Html) else esc(c)}</td>" for c in row) + "</tr>"
+        for row in rows
+    )
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 

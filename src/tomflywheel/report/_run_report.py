@@ -10,8 +10,18 @@ from pathlib import Path
 from typing import Any
 
 from tomflywheel._io import atomic_write_text, read_jsonl
-from tomflywheel.report._html import Bar, bar_chart, esc, page, sample_browser, table_html
+from tomflywheel.audit import question_family, sample_role
+from tomflywheel.report._html import (
+    Bar,
+    bar_chart,
+    esc,
+    folded,
+    page,
+    sample_browser,
+    table_html,
+)
 from tomflywheel.report._shortcuts import audit_section
+from tomflywheel.schema import Sample
 
 BROWSER_LIMIT = 1500
 
@@ -33,8 +43,8 @@ def _bad_cases_section(rounds: Sequence[dict[str, Any]]) -> str:
             case["dataset"],
             case["question"],
             " | ".join(case["gold"]),
-            case["output"],
-            case["evidence"],
+            folded(case["output"]),
+            folded(case["evidence"]),
         )
         for s in rounds
         for category, cases in (s.get("bad_cases") or {}).items()
@@ -162,15 +172,70 @@ def _admission_section(rounds: Sequence[dict[str, Any]], admitted: list[dict[str
             rows,
         ),
     ]
-    for key in ("generator", "diagnosis", "plan_id"):
+    parts.append(_plan_tables(rounds))
+    parts.append(_roles_table(admitted))
+    for key in ("weakness", "generator", "diagnosis"):
         counts = Counter(str((s.get("meta", {}).get("lineage") or {}).get(key)) for s in admitted)
-        parts.append(f"<h4>Admitted by {esc(key)}</h4>")
-        parts.append(table_html((key, "samples"), sorted(counts.items())))
+        title = "plan item" if key == "weakness" else key
+        parts.append(f"<h4>Admitted by {esc(title)}</h4>")
+        parts.append(table_html((title, "samples"), sorted(counts.items())))
     origins = Counter(str(s.get("meta", {}).get("origin")) for s in admitted)
     parts.append(
         "<h4>Admitted by origin</h4>" + table_html(("origin", "samples"), sorted(origins.items()))
     )
     return "".join(parts)
+
+
+def _plan_tables(rounds: Sequence[dict[str, Any]]) -> str:
+    """Each round's synthesis plan as its items: what was aimed at, with what, why, how much."""
+    parts = []
+    for summary in rounds:
+        path = Path(summary.get("exp_dir") or "") / "feedback" / "plan.json"
+        if not summary.get("exp_dir") or not path.is_file():
+            continue
+        plan = json.loads(path.read_text(encoding="utf-8"))
+        rows = [
+            (
+                item["weakness"],
+                item.get("role", "target"),
+                item["generator"],
+                folded(item["why"]),
+                item["n_diagnoses"],
+                item["count"],
+            )
+            for item in plan.get("items", [])
+        ]
+        left_out = plan.get("self_diagnoses_left_out") or 0
+        note = f" ({left_out} diagnoses by the evaluated model itself left out)" if left_out else ""
+        parts.append(
+            f"<h4>Round {summary['round']}: synthesis plan {esc(plan['plan_id'])}, budget "
+            f"{plan['budget']}{esc(note)}</h4>"
+            + table_html(("aimed at", "role", "generator", "why", "bad cases", "samples"), rows)
+        )
+    return "".join(parts)
+
+
+def _roles_table(admitted: list[dict[str, Any]]) -> str:
+    """Admitted samples per question family, targets (false beliefs) apart from controls."""
+    counts: Counter[tuple[str, str, str]] = Counter()
+    for record in admitted:
+        sample = Sample.model_validate(record)
+        dataset = str(sample.meta.get("dataset") or "?")
+        counts[(dataset, question_family(sample), sample_role(sample))] += 1
+    keys = sorted({(dataset, family) for dataset, family, _ in counts})
+    rows = [
+        (dataset, family, counts[(dataset, family, "target")], counts[(dataset, family, "control")])
+        for dataset, family in keys
+    ]
+    targets = sum(n for (_, _, role), n in counts.items() if role == "target")
+    return (
+        f"<h4>Admitted by question family: {targets} targets, "
+        f"{sum(counts.values()) - targets} controls</h4>"
+        '<p class="note">Targets ask a mind whose answer differs from reality (a false belief); '
+        "controls are answered by the real state of the world (memory, reality, true beliefs, "
+        "control variants).</p>"
+        + table_html(("dataset", "question family", "targets", "controls"), rows)
+    )
 
 
 def lift_rows(rounds: Sequence[dict[str, Any]]) -> list[tuple[Any, ...]]:

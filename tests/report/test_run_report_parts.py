@@ -1,0 +1,109 @@
+"""The run report explains itself: a chance legend, the plan as items, admitted data by role and
+question family, and long evidence folded."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tomflywheel.report import write_run_report
+from tomflywheel.schema import Answer, Sample
+
+
+def _sample(i: int, question_type: str) -> Sample:
+    return Sample(
+        id=f"a{i}",
+        story="(a story the engine does not read)",
+        question="Where is the ball?",
+        answer=Answer(correct_answers=["box"]),
+        meta={
+            "dataset": "tomi_synth",
+            "question_type": question_type,
+            "lineage": {"weakness": "tomi · order 1 · reality_bias", "generator": "tomi"},
+        },
+    )
+
+
+def _round(exp_dir: Path, evidence: str) -> dict:
+    return {
+        "round": 1,
+        "exp_dir": str(exp_dir),
+        "accuracy": {
+            "tomi_synth": {
+                "overall": {"accuracy": 0.4375, "ci95": [0.2, 0.7], "n": 16, "chance": 0.5},
+                "groups": {},
+            }
+        },
+        "bad_cases": {
+            "order_confusion": [
+                {
+                    "dataset": "tomi_synth",
+                    "sample_id": "s1",
+                    "question": "Where does Ann think Bob looks?",
+                    "gold": ["box"],
+                    "output": "bag",
+                    "evidence": evidence,
+                }
+            ]
+        },
+        "error_profile": {},
+        "candidates": {"total": 3},
+        "filter": {"admitted": 3},
+        "requests": 0,
+        "seconds": {},
+    }
+
+
+def _write(tmp_path: Path, evidence: str) -> str:
+    run_dir = tmp_path / "runs" / "r1"
+    exp_dir = run_dir / "round_1" / "eval"
+    (exp_dir / "feedback").mkdir(parents=True)
+    plan = {
+        "plan_id": "0123abcd4567",
+        "seed": 0,
+        "budget": 40,
+        "controls": True,
+        "self_diagnoses_left_out": 5,
+        "items": [
+            {
+                "weakness": "tomi · order 1 · reality_bias",
+                "role": "target",
+                "generator": "tomi",
+                "why": "first-order false beliefs",
+                "n_diagnoses": 7,
+                "count": 40,
+            }
+        ],
+    }
+    (exp_dir / "feedback" / "plan.json").write_text(json.dumps(plan), encoding="utf-8")
+    train_dir = tmp_path / "train"
+    train_dir.mkdir()
+    samples = [_sample(0, "first_order_0_tom"), _sample(1, "reality"), _sample(2, "memory")]
+    (train_dir / "train.jsonl").write_text(
+        "".join(s.model_dump_json() + "\n" for s in samples), encoding="utf-8"
+    )
+    return write_run_report(run_dir, [_round(exp_dir, evidence)], "train", train_dir).read_text()
+
+
+def test_the_report_has_a_chance_legend_and_the_plan_as_items(tmp_path):
+    html = _write(tmp_path, "where the ball really is")
+    assert 'class="note legend"' in html and "chance level: the accuracy of a random pick" in html
+    assert "Round 1: synthesis plan 0123abcd4567, budget 40" in html
+    assert "5 diagnoses by the evaluated model itself left out" in html
+    assert "<td>tomi · order 1 · reality_bias</td><td>target</td><td>tomi</td>" in html
+    # The lineage names the plan item, not only the plan's hash.
+    assert "Admitted by plan item" in html and "Admitted by plan_id" not in html
+
+
+def test_admitted_data_is_split_into_targets_and_controls_by_family(tmp_path):
+    html = _write(tmp_path, "where the ball really is")
+    assert "Admitted by question family: 1 targets, 2 controls" in html
+    assert "<td>tomi_synth</td><td>first_order</td><td>1</td><td>0</td>" in html
+    assert "<td>tomi_synth</td><td>reality</td><td>0</td><td>1</td>" in html
+
+
+def test_long_evidence_is_folded_and_short_evidence_is_not(tmp_path):
+    chains = "; ".join(f"Ann thinks Bob thinks the ball is in place_{i}" for i in range(60))
+    html = _write(tmp_path, chains)
+    assert f"<details><summary>{chains[:160].rstrip()} …</summary>{chains}</details>" in html
+    assert "<td>where the ball really is</td>" in _write(tmp_path / "b", "where the ball really is")
