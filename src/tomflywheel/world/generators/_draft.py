@@ -52,11 +52,25 @@ def _story_dict(story: Story) -> dict[str, Any]:
     return data
 
 
+_LAST_CANDIDATES: list[tuple[Story, dict[tuple[str, str], list[str]]]] = []
+
+
 def answer_candidates(story: Story, spec: QuestionSpec) -> list[str]:
     """Values a location or contents question could sensibly have (for log-prob scoring).
 
     Every container the object was put in, or every contents value seen or read, in order.
     """
+    # A story's many questions ask about few (attribute, subject) pairs: walk its events once each.
+    if not _LAST_CANDIDATES or _LAST_CANDIDATES[0][0] is not story:
+        _LAST_CANDIDATES[:] = [(story, {})]
+    known = _LAST_CANDIDATES[0][1]
+    key = (spec.attribute, spec.subject)
+    if key not in known:
+        known[key] = _candidates(story, spec)
+    return list(known[key])
+
+
+def _candidates(story: Story, spec: QuestionSpec) -> list[str]:
     found: dict[str, None] = {}
     for event in story.events:
         if spec.attribute == LOCATION and isinstance(event, Place | Move):
