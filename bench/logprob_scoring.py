@@ -1,0 +1,136 @@
+"""Server log-prob scoring: items/s of the request forms, side by side on one server.
+
+Three arms score the same ToMi items (the pairs the evaluation sends: every shuffled option
+after the rendered context), alternating over rounds so a drift in the server's speed hits all:
+
+- ``per-option``: one request per option (``echo``, ``logprobs=1``, ``max_tokens=1``);
+- ``item, top-1``: one request per item with all its options, the same body otherwise (what
+  scoring sent before the echo-only form);
+- ``item, echo-only``: what ``ServerScorer`` sends now (``logprobs=0``, ``max_tokens=0``).
+
+The request cache is off and vLLM does not read its prefix cache for prompt log-prob requests
+(``SamplingParams.skip_reading_prefix_cache`` is set when prompt log-probs are asked), so every
+round costs the server the same. Prints items/s per arm, the ratios to ``item, top-1``, and the
+largest score difference between arms (they must agree).
+
+    python bench/logprob_scoring.py --base-url http://127.0.0.1:8199/v1 --model NAME
+    python bench/logprob_scoring.py                 # starts the embedded server
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from pathlib import Path
+
+from tomflywheel.asking._scoring import scoring_request
+from tomflywheel.config import EmbeddedServerSettings, EvalSettings, LLMSettings
+from tomflywheel.datasets import load_benchmark, task_for_sample
+from tomflywheel.llm import ContentClient, continuation_logprob, embedded_server, run_batch
+from tomflywheel.llm._scorers import ServerScorer
+
+Item = Sequence[tuple[str, str]]
+TOMI = Path(__file__).resolve().parents[2] / "shared" / "benchmarks" / "tomi"
+
+
+def tomi_items(source: Path, n: int) -> list[Item]:
+    """The scoring pairs of the first ``n`` ToMi test items."""
+    samples = load_benchmark("tomi", source, split="test")[:n]
+    settings = EvalSettings()
+    return [
+        scoring_request(s, 0, settings=settings, task=task_for_sample(s), scored=None).pairs
+        for s in samples
+    ]
+
+
+async def _top1(client: ContentClient, pairs: Item) -> list[float]:
+    reply = await client.complete(
+        [c + o for c, o in pairs], echo=True, logprobs=1, max_tokens=1, temperature=0.0
+    )
+    choices = sorted(reply.raw["choices"], key=lambda choice: choice["index"])
+    return [
+        continuation_logprob(choice["logprobs"], len(c))[0]
+        for (c, _), choice in zip(pairs, choices, strict=True)
+    ]
+
+
+async def per_option(client: ContentClient, items: list[Item]) -> list[list[float]]:
+    async def one(item: Item) -> list[float]:
+        scores = await asyncio.gather(*(_top1(client, [pair]) for pair in item))
+        return [score[0] for score in scores]
+
+    return await run_batch(items, one, concurrency=client.concurrency)  # type: ignore[return-value]
+
+
+async def item_top1(client: ContentClient, items: list[Item]) -> list[list[float]]:
+    return await run_batch(items, lambda item: _top1(client, item), concurrency=client.concurrency)  # type: ignore[return-value]
+
+
+async def item_echo_only(client: ContentClient, items: list[Item]) -> list[list[float]]:
+    results = await ServerScorer(client).score(items)
+    return [[s.logprob for s in scores] for scores in results]  # type: ignore[union-attr]
+
+
+ARMS: dict[str, Callable[[ContentClient, list[Item]], Awaitable[list[list[float]]]]] = {
+    "per-option": per_option,
+    "item, top-1": item_top1,
+    "item, echo-only": item_echo_only,
+}
+
+
+async def measure(base_url: str, model: str, args: argparse.Namespace) -> None:
+    items = tomi_items(args.tomi, args.n)
+    settings = LLMSettings(
+        base_urls=[base_url], model=model, concurrency=args.concurrency, cache=False
+    )
+    seconds = dict.fromkeys(ARMS, 0.0)
+    scores: dict[str, list[list[float]]] = {}
+    async with ContentClient(settings) as client:
+        await item_echo_only(client, items[: args.concurrency])  # warm-up, not counted
+        for round_ in range(args.rounds):
+            order = list(ARMS) if round_ % 2 == 0 else list(reversed(ARMS))
+            for arm in order:
+                started = time.perf_counter()
+                scores[arm] = await ARMS[arm](client, items)
+                seconds[arm] += time.perf_counter() - started
+    total = len(items) * args.rounds
+    options = sum(len(item) for item in items)
+    print(
+        f"{len(items)} ToMi items ({options} options) x {args.rounds} rounds, "
+        f"concurrency {args.concurrency}, server {base_url}"
+    )
+    base = total / seconds["item, top-1"]
+    for arm in ARMS:
+        rate = total / seconds[arm]
+        print(f"{arm:16s}: {rate:7.2f} items/s  ({seconds[arm]:.1f} s)  {rate / base:.2f}x")
+    worst = max(
+        abs(a - b)
+        for arm in ARMS
+        for item_a, item_b in zip(scores[arm], scores["item, top-1"], strict=True)
+        for a, b in zip(item_a, item_b, strict=True)
+    )
+    print(f"largest score difference between arms: {worst:.2e}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--base-url", help="an existing server; default: start the embedded one")
+    parser.add_argument("--model", default="smollm2-135m-instruct")
+    parser.add_argument("--tomi", type=Path, default=TOMI / "tomi_balanced_story_types")
+    parser.add_argument("--n", type=int, default=100, help="ToMi items")
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--concurrency", type=int, default=8)
+    args = parser.parse_args()
+    if args.base_url:
+        asyncio.run(measure(args.base_url.rstrip("/"), args.model, args))
+        return
+    with embedded_server(EmbeddedServerSettings(served_model_name=args.model), print) as server:
+        asyncio.run(measure(server.base_url, args.model, args))
+
+
+if __name__ == "__main__":
+    main()
