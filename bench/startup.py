@@ -1,17 +1,21 @@
 """Start-up time of the ``tomflywheel`` command, measured as whole processes.
 
-Runs each command ``--runs`` times, alternating between them so that a change in the machine's
-load touches all alike, and prints the fastest and the median wall time of each, beside a bare
-``python -c pass`` (the interpreter's own start-up). Also lists the heavy libraries that
-importing the CLI loads (none is the aim: each is imported where a command uses it).
+Runs each command ``--runs`` times, alternating between the commands (and, with ``--baseline``,
+between this checkout and an older source) so that a change in the machine's load touches all
+alike, and prints the fastest and the median wall time of each, beside a bare ``python -c
+pass`` (the interpreter's own start-up). Also lists the heavy libraries that importing the CLI
+loads (none is the aim: each is imported where a command uses it).
 
     python bench/startup.py              # 10 runs of each
     python bench/startup.py --runs 20
+    git archive <commit> src | tar -x -C /tmp/old
+    python bench/startup.py --baseline /tmp/old/src   # that source too, side by side
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import subprocess
 import sys
@@ -43,29 +47,49 @@ def commands(scratch: Path) -> dict[str, list[str]]:
     }
 
 
-def heavy_loaded() -> list[str]:
+def _env(source: Path | None) -> dict[str, str] | None:
+    """An environment importing the package from ``source`` (a ``src`` folder), or this one."""
+    if source is None:
+        return None
+    return {**os.environ, "PYTHONPATH": str(source.resolve())}
+
+
+def heavy_loaded(source: Path | None) -> list[str]:
     """The heavy libraries that ``import tomflywheel.cli`` loads, in a fresh process."""
     probe = f"import sys, tomflywheel.cli; print(*[m for m in {HEAVY!r} if m in sys.modules])"
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, env=_env(source)
+    )
     return done.stdout.split()
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=10, help="Runs of each command.")
+    parser.add_argument(
+        "--baseline", type=Path, help="An older src folder, timed alternately with this one."
+    )
     args = parser.parse_args()
+    sources: dict[str, Path | None] = {"this": None}
+    if args.baseline is not None:
+        sources["baseline"] = args.baseline
     with tempfile.TemporaryDirectory() as folder:
         timed = commands(Path(folder))
-        times: dict[str, list[float]] = {label: [] for label in timed}
+        times: dict[tuple[str, str], list[float]] = {
+            (label, name): [] for label in timed for name in sources
+        }
         for _ in range(args.runs):
             for label, argv in timed.items():
-                start = time.perf_counter()
-                subprocess.run(argv, check=True, stdout=subprocess.DEVNULL)
-                times[label].append(time.perf_counter() - start)
-    print(f"{'command':<32} {'fastest s':>10} {'median s':>10}   ({args.runs} runs each)")
-    for label, values in times.items():
-        print(f"{label:<32} {min(values):>10.3f} {statistics.median(values):>10.3f}")
-    print(f"heavy libraries loaded by importing the CLI: {', '.join(heavy_loaded()) or 'none'}")
+                for name, source in sources.items():
+                    start = time.perf_counter()
+                    subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, env=_env(source))
+                    times[(label, name)].append(time.perf_counter() - start)
+    print(f"{'command':<30} {'source':<9} {'fastest s':>9} {'median s':>9}   ({args.runs} runs)")
+    for (label, name), values in times.items():
+        print(f"{label:<30} {name:<9} {min(values):>9.3f} {statistics.median(values):>9.3f}")
+    for name, source in sources.items():
+        heavy = ", ".join(heavy_loaded(source)) or "none"
+        print(f"heavy libraries loaded by importing the CLI ({name}): {heavy}")
 
 
 if __name__ == "__main__":
