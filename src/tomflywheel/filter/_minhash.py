@@ -134,9 +134,11 @@ class SimilarityIndex:
         bands, rows = _bands(max(0.05, threshold - margin), signer.num_perm)
         # Byte slices of a signature's big-endian uint32 values, one per band.
         self._slices = [slice(band * rows * 4, (band + 1) * rows * 4) for band in range(bands)]
-        self._buckets: list[dict[bytes, list[int]]] = [{} for _ in range(bands)]
-        # Python sets: intersecting two ~60-hash sets is ~15x cheaper than numpy's intersect1d.
-        self._sets: dict[int, frozenset[int]] = {}
+        # A bucket holds one key as a bare int and more as a list; tuples of ints and bare ints
+        # are objects the garbage collector stops (or never starts) tracking: with many samples
+        # in memory, collections that walk millions of new containers cost more than the lookups.
+        self._buckets: list[dict[bytes, int | list[int]]] = [{} for _ in range(bands)]
+        self._sets: dict[int, tuple[int, ...]] = {}
 
     def __len__(self) -> int:
         return len(self._sets)
@@ -156,13 +158,15 @@ class SimilarityIndex:
         for key, shingles, row in zip(keys, shingle_sets, signatures, strict=True):
             if key in self._sets:
                 raise ValueError(f"key {key!r} is indexed twice")
-            self._sets[key] = frozenset(shingles.tolist())
+            self._sets[key] = tuple(shingles.tolist())
             if not len(shingles):
                 continue
             for buckets, band in zip(self._buckets, self.band_keys(row), strict=True):
                 bucket = buckets.get(band)
                 if bucket is None:
-                    buckets[band] = [key]
+                    buckets[band] = key
+                elif isinstance(bucket, int):
+                    buckets[band] = [bucket, key]
                 else:
                     bucket.append(key)
 
@@ -190,15 +194,20 @@ class SimilarityIndex:
         candidates: set[int] = set()
         for buckets, band in zip(self._buckets, self.band_keys(signature), strict=True):
             bucket = buckets.get(band)
-            if bucket is not None:
+            if bucket is None:
+                continue
+            if isinstance(bucket, int):
+                candidates.add(bucket)
+            else:
                 candidates.update(bucket)
         if not candidates:
             return []
-        mine = frozenset(shingles.tolist())
+        # A Python set: intersecting ~60 hashes is ~15x cheaper than numpy's intersect1d.
+        mine = set(shingles.tolist())
         found = []
         for key in candidates:
             other = self._sets[key]
-            common = len(mine & other)
+            common = len(mine.intersection(other))
             # jaccard()'s formula, so a similarity is the same float either way.
             similarity = common / (len(mine) + len(other) - common) if other else 0.0
             if similarity >= self.threshold:
