@@ -9,20 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Protocol, TypeVar
-
-from pydantic import BaseModel
+from typing import TypeVar
 
 from tomflywheel._io import write_jsonl_atomic
-from tomflywheel.schema import Sample
+from tomflywheel.schema import Judgment, Prediction, Sample
 
-
-class _Keyed(Protocol):
-    sample_id: str
-    trial: int
-
-
-R = TypeVar("R", bound=BaseModel)
+R = TypeVar("R", Prediction, Judgment)
 
 
 def restore_dataset_order(
@@ -41,8 +33,7 @@ def restore_dataset_order(
     position = {sample.id: n for n, sample in enumerate(samples)}
 
     def key(record: R) -> tuple[int, int]:
-        keyed: _Keyed = record  # type: ignore[assignment]  # both record types carry these
-        return position.get(keyed.sample_id, len(position)), keyed.trial
+        return position.get(record.sample_id, len(position)), record.trial
 
     ordered = sorted(records, key=key)  # stable: duplicates and strangers keep their order
     if all(a is b for a, b in zip(ordered, records, strict=True)):
