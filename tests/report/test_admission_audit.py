@@ -29,3 +29,18 @@ def test_a_flagged_set_without_balancing_says_so():
         "1 family, 1 shortcut(s) above chance (first_order: named_last)"
     )
     assert admission_audit_text(None) == "no admission audit"
+
+
+def test_the_run_report_says_what_each_drop_was_against():
+    from tomflywheel.report._shortcuts import audit_section
+
+    audit = {
+        "admitted": {"families": {"false_belief": 40}, "flagged": []},
+        "this_round": {
+            "flagged_before": ["false_belief: named_last"],
+            "complements": [],
+            "dropped": {f"k{i}": "false_belief: named_last" for i in range(40)},
+        },
+    }
+    html = audit_section([{"round": 1, "admission_audit": audit}])
+    assert "<td>40 (false_belief: named_last 40)</td>" in html

@@ -85,11 +85,16 @@ def admission_audit_text(audit: dict[str, Any] | None) -> str:
     run = audit.get("this_round") or {}
     added, dropped = len(run.get("complements") or []), run.get("dropped") or {}
     if added or dropped:
-        why = Counter(dropped.values())
-        line += f"; balancing added {added} complements, dropped {len(dropped)}"
-        if why:
-            line += " (" + ", ".join(f"{name} {n}" for name, n in why.most_common()) + ")"
+        line += f"; balancing added {added} complements, dropped {_dropped(dropped)}"
     return line
+
+
+def _dropped(dropped: dict[str, str]) -> str:
+    """How many samples balancing dropped, and the flagged shortcut each drop was against."""
+    why = Counter(dropped.values())
+    return f"{len(dropped)}" + (
+        " (" + ", ".join(f"{name} {n}" for name, n in why.most_common()) + ")" if why else ""
+    )
 
 
 def audit_section(rounds: Sequence[dict[str, Any]]) -> str:
@@ -110,7 +115,7 @@ def audit_section(rounds: Sequence[dict[str, Any]]) -> str:
                 s["round"],
                 "; ".join(run["flagged_before"]) or "none",
                 len(run["complements"]),
-                len(run["dropped"]),
+                _dropped(run["dropped"]),
                 "; ".join(audit["admitted"]["flagged"]) or "none",
             )
         )
@@ -128,7 +133,7 @@ def audit_section(rounds: Sequence[dict[str, Any]]) -> str:
                     "round",
                     "flagged as decided by the checks",
                     "complements added",
-                    "dropped",
+                    "dropped (against which shortcut)",
                     "flagged in the admitted set",
                 ),
                 admission_rows,
