@@ -208,23 +208,33 @@ class FastModel:
 
     def _common_knowledge(self, group: tuple[str, ...], edit: Edit | None) -> object:
         masks, values, dropped = self._view(edit)
-        bits = [1 << self.index[name] for name in group]
-        wanted = sum(bits)
-        own: dict[int, str] = {}
+        wanted = 0
+        for name in group:
+            wanted |= 1 << self.index[name]
+        if wanted.bit_count() != len(group):  # a name twice: never all of "them" agree
+            return {"common_knowledge": False, "shared_location": None}
+        records = self.records
+        unknown = wanted  # members whose last reaching record is not found yet
+        beliefs: set[str | None] = set()
         shared = None
-        for i in range(len(self.records) - 1, -1, -1):
+        for i in range(len(records) - 1, -1, -1):
             if i == dropped:
                 continue
             mask = masks[i]
-            value = values.get(i, self.records[i].value)
-            if shared is None and mask & wanted == wanted:
+            first = mask & unknown
+            everyone = shared is None and mask & wanted == wanted
+            if not (first or everyone):
+                continue
+            value = values.get(i, records[i].value)
+            if everyone:
                 shared = value
-            for bit in bits:
-                if bit not in own and mask & bit:
-                    own[bit] = value
-            if shared is not None and len(own) == len(bits):
+            if first:
+                beliefs.add(value)
+                unknown &= ~first
+            if not unknown and shared is not None:
                 break
-        beliefs = set(own.values()) if len(own) == len(bits) else {None, *own.values()}
+        if unknown:
+            beliefs.add(None)
         if len(beliefs) == 1 and shared is not None and shared in beliefs:
             return {"common_knowledge": True, "shared_location": shared}
         return {"common_knowledge": False, "shared_location": None}
