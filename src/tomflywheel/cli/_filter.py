@@ -11,7 +11,7 @@ from rich.table import Table
 
 from tomflywheel.cli._common import ConfigOption, ExecutorOption, err, load, out, status
 from tomflywheel.config import DEFAULT_CONFIG
-from tomflywheel.filter import REASONS, FilterSummary, run_filter
+from tomflywheel.filter import REASONS, STATUSES, FilterSummary, run_filter
 from tomflywheel.report import progress_bar
 
 
@@ -44,15 +44,36 @@ def reason_table(summary: FilterSummary) -> Table:
     table.add_column("check")
     table.add_column("rejected", justify="right")
     table.add_column("repairable")
-    for code, n in summary.reasons.items():
-        reason = REASONS.get(code)
-        table.add_row(
-            code,
-            reason.check if reason else "?",
-            f"{n:,}",
-            "yes" if reason and reason.repairable else "no",
-        )
+    for check, codes in summary.reasons_by_check.items():
+        for code, n in codes.items():
+            reason = REASONS.get(code)
+            repairable = "yes" if reason and reason.repairable else "no"
+            table.add_row(code, check, f"{n:,}", repairable)
     return table
+
+
+def label_table(summary: FilterSummary) -> Table:
+    """Per dataset: labels verified, repaired, dropped, LLM-confirmed and unverified."""
+    table = Table(title="Labels")
+    table.add_column("dataset")
+    for column in ("samples", *STATUSES, "admitted"):
+        table.add_column(column.replace("llm_confirmed", "llm ok"), justify="right")
+    for row in summary.labels:
+        counts = [f"{row.counts[status]:,}" for status in STATUSES]
+        table.add_row(escape(row.dataset), f"{row.candidates:,}", *counts, f"{row.admitted:,}")
+    return table
+
+
+def label_reasons(summary: FilterSummary, *, top: int = 5) -> list[str]:
+    """Why labels were repaired, dropped or left unverified: the most frequent reasons."""
+    lines = []
+    for row in summary.labels:
+        for label, reasons in sorted(row.why.items()):
+            for why, n in list(reasons.items())[:top]:
+                lines.append(f"  {row.dataset} {label} {n:,}: {why}")
+            if len(reasons) > top:
+                lines.append(f"  {row.dataset} {label}: {len(reasons) - top} more reasons")
+    return lines
 
 
 def print_filter_summary(summary: FilterSummary) -> None:
@@ -60,13 +81,23 @@ def print_filter_summary(summary: FilterSummary) -> None:
     out.print(check_table(summary))
     if summary.reasons:
         out.print(reason_table(summary))
+    out.print(label_table(summary))
+    for line in label_reasons(summary):
+        out.print(escape(line))
     line = (
-        f"{summary.candidates:,} candidates: {summary.accepted:,} accepted "
+        f"{summary.candidates:,} candidates: {summary.accepted_inputs:,} accepted "
         f"({summary.repaired:,} after repair), {summary.rejected:,} rejected"
     )
+    if summary.complements:
+        line += f"; balancing added {summary.complements:,} complements"
     if summary.repair_attempted:
         line += f"; repair succeeded for {summary.repaired}/{summary.repair_attempted}"
     out.print(line)
+    if summary.judge_is_evaluated and summary.used_llm:
+        status(
+            f"the LLM judge is the evaluated model ({summary.judge}): labels only it agrees "
+            "with are counted as unverified (set judge.llm for an independent judge)"
+        )
     if summary.already_decided or summary.already_admitted:
         status(
             f"skipped {summary.already_decided:,} decided by an earlier run and "
@@ -118,11 +149,31 @@ def filter_command(
         Path,
         typer.Option(file_okay=False, help="Evaluation sets the contamination guard protects."),
     ] = Path("datasets"),
+    profile: Annotated[
+        str | None,
+        typer.Option(
+            help="World-engine rule profile labels are verified under: auto (each benchmark's "
+            "own), default, tomi, hitom, tgtom (default: filter.answer_profile)."
+        ),
+    ] = None,
+    balance: Annotated[
+        bool | None,
+        typer.Option(
+            "--balance/--no-balance",
+            help="Balance the admitted set against shortcuts (default: filter.audit.enforce); "
+            "a curated external set may be admitted as it is.",
+        ),
+    ] = None,
     executor: ExecutorOption = None,
 ) -> None:
     """Check, verify, deduplicate, repair and admit training data; resumable, never twice."""
     settings = load(config, executor)
     filter_settings = settings.filter
+    if profile is not None:
+        filter_settings = filter_settings.model_copy(update={"answer_profile": profile})
+    if balance is not None:
+        audit = filter_settings.audit.model_copy(update={"enforce": balance})
+        filter_settings = filter_settings.model_copy(update={"audit": audit})
     label = name or input_path.stem
     with progress_bar(f"filter {label}", console=err) as update:
         summary = run_filter(
