@@ -92,7 +92,8 @@ class ContentClient:
 
         Raises:
             LLMRequestError: The server refused this request (a 4xx other than 429).
-            ServerError: Every attempt failed on transport, timeout, 429 or 5xx.
+            ServerError: No request completed for ``unreachable_after_s`` (the message says what
+                the server did), or a 5xx other than overload outlasted ``max_retries``.
         """
         body = {"model": self.model, **body}
         key = request_key(path, body)
