@@ -213,3 +213,17 @@ def test_prose_the_engine_cannot_read_is_counted_unverified_never_dropped_silent
     else:
         assert row.admitted == 0
         assert summary.reasons_by_check == {"solve_agreement": {"label_unverified": len(samples)}}
+
+
+def test_a_flywheel_round_that_synthesized_nothing_may_filter_an_empty_file(tmp_path):
+    source = tmp_path / "candidates.jsonl"
+    source.write_text("", encoding="utf-8")
+    summary = run_filter(
+        Settings(),
+        input_path=source,
+        use_llm=False,
+        train_dir=tmp_path / "t",
+        eval_dir=tmp_path / "none",
+        allow_empty=True,
+    )
+    assert (summary.candidates, summary.verdicts) == (0, [])

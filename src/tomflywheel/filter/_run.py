@@ -222,6 +222,7 @@ def run_filter(
     eval_dir: Path = Path("datasets"),
     on_progress: Callable[[int, int], None] | None = None,
     on_status: Callable[[str], None] | None = None,
+    allow_empty: bool = False,
 ) -> FilterSummary:
     """Check, verify, deduplicate, repair and admit the candidates of one JSONL file.
 
@@ -240,9 +241,12 @@ def run_filter(
         eval_dir: The evaluation sets the contamination guard protects.
         on_progress: Called with (decided, to decide) as candidates are decided.
         on_status: Called with one-line status messages.
+        allow_empty: Accept an input without records (a flywheel round that synthesized
+            nothing); a user's empty file is refused.
 
     Raises:
-        DataError: The input (or a guarded evaluation file) cannot be read.
+        DataError: The input (or a guarded evaluation file) cannot be read, or holds no
+            record (unless ``allow_empty``).
         ConfigError: Unknown disabled check, bad name, or no usable LLM server configured.
         ServerError: The LLM server could not be started or reached.
     """
@@ -263,7 +267,7 @@ def run_filter(
             used_llm=use_llm,
         )
         candidates = list(read_candidates(input_path))
-        if not candidates:
+        if not candidates and not allow_empty:
             raise DataError(input_path, None, None, "no records to filter (the file is empty)")
         candidates = read_engine_labels(candidates, fs)
         summary.candidates = len(candidates)

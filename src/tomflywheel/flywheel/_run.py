@@ -174,6 +174,7 @@ class _Runner:
                     eval_dir=settings.eval.datasets_dir,
                     on_progress=update,
                     on_status=self.on_status,
+                    allow_empty=True,
                 )
             outputs = {
                 "input": str(candidates),
