@@ -125,7 +125,7 @@ def test_free_form_labels_are_solved_k_times_and_rubric_scored(llm_settings, tmp
     solve = result_of(verdict, 0, "solve_agreement")
     assert solve.reason in (None, "label_unconfirmed", "label_unjudged")
     if solve.reason != "label_unjudged":
-        assert re.match(r"^[0-3]/3 trials agree with the label \(answers: ", solve.detail)
+        assert re.match(r"^judge .+: [0-3]/3 trials agree with the label \(answers: ", solve.detail)
     rubric = result_of(verdict, 0, "rubric")
     assert rubric.status is not CheckStatus.SKIPPED
     assert rubric.reason is None or REASONS[rubric.reason].check == "rubric"
