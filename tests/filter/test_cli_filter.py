@@ -5,9 +5,11 @@ from __future__ import annotations
 import json
 
 from tests.filter.conftest import sample, tomi_samples, write_jsonl
+from tests.filter.test_balance import skewed
 from typer.testing import CliRunner
 
 from tomflywheel.cli import app
+from tomflywheel.errors import DataError
 
 runner = CliRunner()
 
@@ -43,3 +45,44 @@ def test_filter_rejects_a_negative_repair_budget(tmp_path):
     source = write_jsonl(tmp_path / "c.jsonl", [sample()])
     result = runner.invoke(app, ["filter", "--input", str(source), "--repair", "-1"])
     assert result.exit_code == 2
+
+
+def test_filter_refuses_an_empty_input_in_one_line(tmp_path):
+    source = tmp_path / "empty.jsonl"
+    source.write_text("", encoding="utf-8")
+    args = ["filter", "--input", str(source), "--no-llm", "--train-dir", str(tmp_path / "t")]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 1
+    # A DataError: ``main`` prints it as one line, with no traceback.
+    assert isinstance(result.exception, DataError)
+    assert str(result.exception) == f"{source}: no records to filter (the file is empty)"
+    assert "candidates:" not in result.output
+    assert not (tmp_path / "t" / "manifest.json").exists()
+
+
+def test_filter_counts_complements_apart_and_balancing_is_optional(tmp_path):
+    config = tmp_path / "config.yaml"
+    config.write_text("server: embedded\nfilter:\n  audit:\n    min_items: 20\n", encoding="utf-8")
+    source = write_jsonl(tmp_path / "skewed.jsonl", skewed())
+    base = ["filter", "--input", str(source), "--config", str(config), "--no-llm"]
+    base += ["--eval-dir", str(tmp_path / "none")]
+    result = runner.invoke(app, [*base, "--train-dir", str(tmp_path / "a")])
+    assert result.exit_code == 0, result.output
+    admitted = (tmp_path / "a" / "skewed.jsonl").read_text().splitlines()
+    complements = [line for line in admitted if '"complement_of"' in line]
+    assert complements
+    accepted = len(admitted) - len(complements)
+    assert (
+        f"60 candidates: {accepted} accepted (0 after repair), {60 - accepted} rejected; "
+        f"balancing added {len(complements)} complements"
+    ) in result.output
+    result = runner.invoke(app, [*base, "--no-balance", "--train-dir", str(tmp_path / "b")])
+    assert "60 candidates: 60 accepted (0 after repair), 0 rejected\n" in result.output
+    # Not enforced, the audit is still reported: the skew is there for the curator to see.
+    flagged = "tomi_synth · first_order: true_location"
+    assert "shortcut audit of the admitted set: still flagged " in result.output
+    assert flagged in result.output
+    manifest = json.loads((tmp_path / "b" / "manifest.json").read_text())["datasets"]["skewed"]
+    (run,) = manifest["audit"]["runs"]
+    assert flagged in run["flagged_after"]
+    assert (run["dropped"], run["complements"]) == ({}, [])

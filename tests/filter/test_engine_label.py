@@ -6,7 +6,7 @@ import json
 
 import pytest
 from tests.datasets.opentom_files import write_opentom
-from tests.filter.conftest import candidate, context, sample, write_jsonl
+from tests.filter.conftest import candidate, context, sample, tomi_samples, write_jsonl
 
 from tomflywheel.config import Settings
 from tomflywheel.datasets import load_benchmark
@@ -227,3 +227,18 @@ def test_a_flywheel_round_that_synthesized_nothing_may_filter_an_empty_file(tmp_
         allow_empty=True,
     )
     assert (summary.candidates, summary.verdicts) == (0, [])
+
+
+def test_engine_samples_with_a_trace_count_as_verified_by_the_engine(tmp_path):
+    made = tomi_samples(2)
+    source = write_jsonl(tmp_path / "made.jsonl", made)
+    summary = run_filter(
+        Settings(),
+        input_path=source,
+        use_llm=False,
+        filter_settings=FilterSettings(audit={"enforce": False}),
+        train_dir=tmp_path / "t",
+        eval_dir=tmp_path / "none",
+    )
+    (row,) = summary.labels
+    assert (row.counts["verified"], row.why) == (len(made), {})

@@ -143,6 +143,19 @@ def balance(
     return outcome
 
 
+def audit_only(
+    prior: Sequence[Sample], accepted: Sequence[Sample], settings: AuditSettings
+) -> BalanceOutcome:
+    """The audit of prior + accepted, reported and not enforced (nothing added or dropped).
+
+    For a curated external set admitted as it is: the curator still sees which question
+    families reward a shortcut.
+    """
+    options = {"margin": settings.margin, "min_items": settings.min_items, "probe": settings.probe}
+    report = audit(_Items()([*prior, *accepted]), **options).to_dict()
+    return BalanceOutcome(before=report, after=report, unresolved=sorted(report["flagged"]))
+
+
 def _name(row: AuditRow) -> str:
     """``family: heuristic``, how a flagged row is named in reports."""
     return f"{row.family}: {row.heuristic}"

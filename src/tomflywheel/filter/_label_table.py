@@ -77,7 +77,7 @@ def label_status(
     symbolic = checks.get("symbolic_label")
     if symbolic is not None and symbolic.status is CheckStatus.PASSED:
         natural = checks.get("naturalization")
-        if natural is not None and natural.status is not CheckStatus.PASSED:
+        if natural is not None and natural.reason not in (None, "not_applicable"):
             return "unverified", f"naturalization {natural.reason}"
         return "verified", "engine: trace"
     if symbolic is not None and symbolic.failed:

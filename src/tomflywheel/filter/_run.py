@@ -16,7 +16,7 @@ from tomflywheel.cluster import ray_session
 from tomflywheel.config import FilterSettings, LLMSettings, Settings
 from tomflywheel.errors import DataError, UserInputError
 from tomflywheel.filter._admit import StoreState, TrainStore
-from tomflywheel.filter._balance import BalanceOutcome, balance
+from tomflywheel.filter._balance import BalanceOutcome, audit_only, balance
 from tomflywheel.filter._candidate import Candidate, candidate_of, read_candidates
 from tomflywheel.filter._context import CheckContext
 from tomflywheel.filter._dedup import ContaminationIndex, DuplicateIndex, eval_files
@@ -74,7 +74,8 @@ class FilterSummary:
     usage: dict[str, Any] = field(default_factory=dict)
     """LLM request accounting (empty when no LLM was needed)."""
     balance: BalanceOutcome | None = None
-    """What the admission balance did (None: nothing to admit, or not enforced)."""
+    """What the admission balance did, or (not enforced) the audit alone; None: nothing to
+    admit."""
     judge: str = ""
     """The model that answers the LLM checks."""
     judge_is_evaluated: bool = False
@@ -302,6 +303,8 @@ def _admit_pending(
 ) -> tuple[BalanceOutcome | None, list[QualityVerdict]]:
     """Admit the accepted candidates, balanced so no question family rewards a shortcut.
 
+    Without ``audit.enforce`` they are admitted as they are, and the audit is only reported.
+
     Complements the balance proposes are checked like any candidate (record and set checks;
     they are engine stories, so no LLM check applies) and admitted only when they pass.
 
@@ -309,10 +312,16 @@ def _admit_pending(
         What the balance did, and the verdicts it wrote (drops, then admitted complements).
     """
     pending, state.pending = state.pending, []
-    if not fs.audit.enforce or not pending:
+    if not pending:
+        return None, []
+    if not fs.audit.enforce:
+        prior = list(state.admitted)
         for verdict in pending:
             store.admit(verdict, state)
-        return None, []
+        accepted = [v.sample for v in pending if v.sample is not None]
+        outcome = audit_only(prior, accepted, fs.audit)
+        store.record_balance(outcome)
+        return outcome, []
     made: dict[str, QualityVerdict] = {}
 
     def passes(sample: Sample) -> bool:
