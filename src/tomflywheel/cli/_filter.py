@@ -93,6 +93,9 @@ def print_filter_summary(summary: FilterSummary) -> None:
     if summary.repair_attempted:
         line += f"; repair succeeded for {summary.repaired}/{summary.repair_attempted}"
     out.print(line)
+    flagged = summary.balance.after.get("flagged") if summary.balance is not None else None
+    if flagged:
+        out.print(escape(f"shortcut audit of the admitted set: still flagged {', '.join(flagged)}"))
     if summary.judge_is_evaluated and summary.used_llm:
         status(
             f"the LLM judge is the evaluated model ({summary.judge}): labels only it agrees "
