@@ -76,13 +76,18 @@ class HeldoutSet:
 
 
 def _baselines(items: Sequence[AuditItem]) -> dict[str, float | None]:
-    """Accuracy of each baseline heuristic over all the items (no answer counts as wrong)."""
+    """Accuracy of each baseline heuristic over the items it applies to (``None``: none).
+
+    As in the audit, a heuristic does not apply where the engine cannot read the story, nor
+    where it is the asked skill (the real location for a reality question).
+    """
     fit = fit_set(items)
     out: dict[str, float | None] = {}
     for name in BASELINES:
-        guess = HEURISTICS.get(name)
-        right = sum(item.is_gold(guess(item, fit)) for item in items)
-        out[name] = round(right / len(items), 4) if items else None
+        heuristic = HEURISTICS.get(name)
+        guesses = [(item, heuristic(item, fit)) for item in items]
+        applied = [item.is_gold(guess) for item, guess in guesses if guess is not None]
+        out[name] = round(sum(applied) / len(applied), 4) if applied else None
     return out
 
 
