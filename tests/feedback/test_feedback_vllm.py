@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -51,6 +52,8 @@ def test_llm_diagnosis_returns_taxonomy_values(benchmarks, llm_settings, tmp_pat
     assert all((d.category in set(ErrorCategory)) != (d.failure is not None) for d in diagnoses)
     assert any(d.category is not None for d in diagnoses)
     assert stats.requests_sent >= len(bigtom)
+    # The diagnosing model is the evaluated one: named, and flagged as diagnosing itself.
+    assert {(d.diagnoser, d.by_evaluated_model) for d in diagnoses} == {(llm_settings.model, True)}
 
 
 def test_naturalization_keeps_the_events_and_counts_every_failure_by_reason(llm_settings):
@@ -125,6 +128,13 @@ def test_feedback_stage_end_to_end_and_resumable(benchmarks, vllm_base_url, tmp_
     assert sum(cell["n"] for cell in profile["cells"]) == n_cases
     assert {d.method for d in diagnoses if d.dataset == "bigtom"} <= {"llm"}
     assert {d.method for d in diagnoses if d.dataset == "tomi"} == {"symbolic"}
+    # The LLM diagnoses are the evaluated model's own: named, flagged, and not planned from.
+    own = [d for d in diagnoses if d.method == "llm" and d.diagnoser is not None]
+    assert {(d.diagnoser, d.by_evaluated_model) for d in own} <= {(settings.llm.model, True)}
+    assert summary.plan.self_diagnoses_left_out == sum(d.category is not None for d in own)
+    assert profile["self_diagnosed"] == dict(
+        Counter(d.category.value for d in own if d.category).most_common()
+    )
     candidates = [
         json.loads(line) for line in (folder / "candidates.jsonl").read_text().splitlines()
     ]
