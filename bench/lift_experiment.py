@@ -410,7 +410,7 @@ def guard_test_read(out: Path, name: str, work: Path, force: bool) -> None:
 def finish_test_read(out: Path, name: str, work: Path) -> None:
     """Mark the test read of ``name`` finished."""
     with (out / "test_reads.jsonl").open("a", encoding="utf-8") as handle:
-        line = {"config": name, "started": _now(), "work": str(work), "finished": True}
+        line = {"config": name, "finished_at": _now(), "work": str(work), "finished": True}
         handle.write(json.dumps(line) + "\n")
 
 
