@@ -68,6 +68,12 @@ def _jsonl(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
 
+def _whole_records(path: Path) -> list[dict]:
+    """The records on the newline-terminated lines of a file another process may be writing."""
+    data = path.read_bytes() if path.exists() else b""
+    return [json.loads(line) for line in data.split(b"\n")[:-1] if line.strip()]
+
+
 @pytest.fixture(scope="module")
 def one_round(vllm_base_url, tmp_path_factory):
     work = tmp_path_factory.mktemp("flywheel")
@@ -149,24 +155,32 @@ def test_a_run_killed_during_feedback_resumes_without_repeating_work(vllm_base_u
         start_new_session=True,
     )
     feedback = run_dir / "round_1" / "eval" / "feedback"
+    killed = False
     while process.poll() is None:
-        # Killed once diagnoses are written and before candidates exist: mid-feedback.
-        if (feedback / "diagnoses.jsonl").exists() and not (feedback / "candidates.jsonl").exists():
+        # Killed once a diagnosis is written and before candidates exist: mid-feedback. The
+        # file alone is not enough: the appender creates it empty before the first record.
+        written = _whole_records(feedback / "diagnoses.jsonl")
+        if written and not (feedback / "candidates.jsonl").exists():
             os.killpg(process.pid, signal.SIGKILL)
+            killed = True
             break
         time.sleep(0.02)
     process.wait()
+    assert killed, "the run ended before a diagnosis was written, or after candidates were"
     before = load_manifest(run_dir)
     assert list(before.round(1).stages) == ["evaluate"], "killed during feedback"
     evaluated = before.round(1).stages["evaluate"]
-    diagnosed = len(_jsonl(feedback / "diagnoses.jsonl"))
+    diagnosed = _whole_records(feedback / "diagnoses.jsonl")
+    assert diagnosed, "work existed before the kill"
     resumed = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
     assert resumed.returncode == 0, resumed.stderr[-2000:]
     after = load_manifest(run_dir)
     assert after.round(1).stages["evaluate"] == evaluated  # not run again
     diagnoses = _jsonl(feedback / "diagnoses.jsonl")
     keys = [(d["dataset"], d["sample_id"], d["trial"]) for d in diagnoses]
-    assert len(keys) == len(set(keys)) >= diagnosed
+    assert len(keys) == len(set(keys)) >= len(diagnosed)
+    # What was diagnosed before the kill survives the resume as it was.
+    assert [d for d in diagnosed if d not in diagnoses] == []
     # An uninterrupted run (same cache) ends in the same state.
     clean_dir = tmp_path / "runs" / "clean"
     clean = subprocess.run(
