@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.markup import escape
 
+from tomflywheel._io import require_writable
 from tomflywheel.cli._common import (
     ConfigOption,
     ExecutorOption,
@@ -18,6 +19,7 @@ from tomflywheel.cli._common import (
     with_flags,
 )
 from tomflywheel.config import DEFAULT_CONFIG, ScoringBackend
+from tomflywheel.errors import PathError
 
 if TYPE_CHECKING:
     from tomflywheel.evaluation import EvalSummary
@@ -184,6 +186,11 @@ def eval_command(
     from tomflywheel.evaluation import STAGES, run_evaluation  # on use (start-up time)
     from tomflywheel.report import write_experiment_report  # on use (start-up time)
 
+    if exp_dir is not None:
+        # A folder that cannot be made is a bad path (exit 2), found before datasets are read.
+        require_writable(exp_dir)
+        if exp_dir.exists() and not exp_dir.is_dir():
+            raise PathError(exp_dir, None, None, "not a folder (expected the experiment folder)")
     stages = tuple(stage or STAGES)
     unknown = [s for s in stages if s not in STAGES]
     if unknown:

@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
 from rich.table import Table
 
-from tomflywheel.cli._common import ConfigOption, ExecutorOption, err, load, out, status
+from tomflywheel.cli._common import ConfigOption, ExecutorOption, load, out, progress, status
 from tomflywheel.config import DEFAULT_CONFIG
-from tomflywheel.filter import REASONS, STATUSES, FilterSummary, run_filter
-from tomflywheel.report import progress_bar
+
+if TYPE_CHECKING:
+    from tomflywheel.filter import FilterSummary
 
 
 def _skips(skipped: dict[str, int]) -> str:
@@ -39,6 +40,9 @@ def check_table(summary: FilterSummary) -> Table:
 
 def reason_table(summary: FilterSummary) -> Table:
     """Rejected candidates per reason code."""
+    # Each stage (and openai under it) loads when a command runs, not at start-up (issue 29).
+    from tomflywheel.filter import REASONS
+
     table = Table(title="Reject reasons")
     table.add_column("reason")
     table.add_column("check")
@@ -54,6 +58,9 @@ def reason_table(summary: FilterSummary) -> Table:
 
 def label_table(summary: FilterSummary) -> Table:
     """Per dataset: labels verified, repaired, dropped, LLM-confirmed and unverified."""
+    # Each stage (and openai under it) loads when a command runs, not at start-up (issue 29).
+    from tomflywheel.filter import STATUSES
+
     table = Table(title="Labels")
     table.add_column("dataset")
     for column in ("samples", *STATUSES, "admitted"):
@@ -170,6 +177,9 @@ def filter_command(
     executor: ExecutorOption = None,
 ) -> None:
     """Check, verify, deduplicate, repair and admit training data; resumable, never twice."""
+    # Each stage (and openai under it) loads when a command runs, not at start-up (issue 29).
+    from tomflywheel.filter import run_filter
+
     settings = load(config, executor)
     filter_settings = settings.filter
     if profile is not None:
@@ -178,7 +188,7 @@ def filter_command(
         audit = filter_settings.audit.model_copy(update={"enforce": balance})
         filter_settings = filter_settings.model_copy(update={"audit": audit})
     label = name or input_path.stem
-    with progress_bar(f"filter {label}", console=err) as update:
+    with progress(f"filter {label}") as update:
         summary = run_filter(
             settings,
             input_path=input_path,
