@@ -107,3 +107,14 @@ def test_long_evidence_is_folded_and_short_evidence_is_not(tmp_path):
     html = _write(tmp_path, chains)
     assert f"<details><summary>{chains[:160].rstrip()} …</summary>{chains}</details>" in html
     assert "<td>where the ball really is</td>" in _write(tmp_path / "b", "where the ball really is")
+
+
+def test_a_cut_last_admitted_line_is_skipped_not_fatal(tmp_path):
+    """A report drawn after a kill mid-write counts the whole samples and skips the cut one."""
+    train_dir = tmp_path / "train"
+    train_dir.mkdir()
+    whole = _sample(1, "first_order").model_dump_json() + "\n"
+    cut = _sample(2, "first_order").model_dump_json()[:40]
+    (train_dir / "train.jsonl").write_text(whole + cut, encoding="utf-8")
+    html = write_run_report(tmp_path, [], "train", train_dir).read_text(encoding="utf-8")
+    assert "(1 admitted samples in" in html

@@ -370,7 +370,12 @@ def write_run_report(
 ) -> Path:
     """Write ``<run_dir>/report.html`` (no request; everything comes from the run's files)."""
     admitted_path = Path(train_dir) / f"{train_name}.jsonl"
-    admitted = list(read_jsonl(admitted_path)) if admitted_path.exists() else []
+    # The report may be drawn while a killed run left a cut last line: skip it, as resume does.
+    admitted = (
+        list(read_jsonl(admitted_path, tolerate_partial_tail=True))
+        if admitted_path.exists()
+        else []
+    )
     body = [
         f"<h1>Flywheel run {esc(Path(run_dir).name)}</h1>",
         f'<p class="meta">{len(rounds)} round(s) · training set {esc(train_name)} '
