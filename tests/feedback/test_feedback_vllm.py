@@ -103,11 +103,15 @@ def _experiment(slices_dir: Path, benchmarks: Path, base_url: str, work: Path):
         update={
             "feedback": FeedbackSettings(
                 budget=24,
-                cross_check_rate=0.5,
+                cross_check_rate=0.25,
+                # Each kind of LLM work once or twice, short: a CPU server writes ~10 tokens/s
+                # to a lone request (the bookkeeping, not the prose, is under test).
                 naturalize=True,
-                naturalize_fraction=0.3,
+                naturalize_fraction=0.1,
+                naturalize_max_tokens=200,
                 free_form=True,
-                free_form_count=2,
+                free_form_count=1,
+                free_form_max_tokens=256,
             )
         }
     )

@@ -51,6 +51,7 @@ def _config(work: Path, base_url: str, *, naturalize: bool = False) -> dict:
             "cross_check_rate": 0.0,
             "naturalize": naturalize,
             "naturalize_fraction": 0.5,
+            "naturalize_max_tokens": 160,  # short rewrites: a CPU server is slow to write prose
         },
         "filter": {
             "rubric": {"min_clarity": 1, "min_solvability": 1, "require_tom": False},
@@ -133,8 +134,12 @@ def test_the_run_report_shows_the_shortcut_audit_in_the_browser(one_round, tmp_p
 
 
 def test_a_run_killed_during_feedback_resumes_without_repeating_work(vllm_base_url, tmp_path):
+    settings = _config(tmp_path, vllm_base_url, naturalize=True)
+    # Resume is under test: the filter's LLM rubric (run by the test above) would only add
+    # minutes on a CPU server, three times over.
+    settings["flywheel"]["filter_llm"] = False
     config = tmp_path / "c.yaml"
-    config.write_text(yaml.safe_dump(_config(tmp_path, vllm_base_url, naturalize=True)))
+    config.write_text(yaml.safe_dump(settings))
     run_dir = tmp_path / "runs" / "killed"
     command = [
         sys.executable,
@@ -205,6 +210,7 @@ def test_a_round_with_training_reports_the_held_out_lift(vllm_base_url, tmp_path
     config["train"] = {"steps": 2, "batch_size": 2, "max_length": 384, "learning_rate": 1e-4}
     config["flywheel"].update(
         train=True,
+        filter_llm=False,  # the LLM filter is the first test's: training and lift are this one's
         heldout=[{"path": str(ROOT / "data" / "heldout" / "tomi_heldout.jsonl"), "max_samples": 6}],
     )
     settings = parse_settings(yaml.safe_dump(config))

@@ -60,10 +60,14 @@ class FeedbackSettings(Strict):
     """Rewrite a share of symbolic stories as fluent prose (marked for verification)."""
     naturalize_fraction: float = Field(default=0.25, ge=0.0, le=1.0)
     """Share of symbolic samples to naturalize."""
+    naturalize_max_tokens: int = Field(default=700, ge=64)
+    """Longest rewrite asked for; a rewrite cut at it is counted as failed, not kept."""
     free_form: bool = False
     """Ask the LLM for new stories modelled on bad cases (unverified labels)."""
     free_form_count: int = Field(default=8, ge=0)
     """How many free-form stories."""
+    free_form_max_tokens: int = Field(default=600, ge=64)
+    """Longest free-form story (with its question and answer) asked for."""
 
 
 class FlywheelSettings(Strict):

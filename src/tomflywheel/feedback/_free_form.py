@@ -47,6 +47,7 @@ async def free_form_stories(
     *,
     plan_id: str,
     seed: int,
+    max_tokens: int = 600,
 ) -> tuple[list[Sample], int]:
     """One new story per case; returns (candidates, failures). Labels are the LLM's: unverified."""
 
@@ -61,7 +62,7 @@ async def free_form_stories(
         return await structure.ask(
             FreeFormStory,
             [{"role": "system", "content": FREE_FORM_SYSTEM}, {"role": "user", "content": user}],
-            max_tokens=600,
+            max_tokens=max_tokens,
         )
 
     results = await run_batch(cases, write, concurrency=structure.content.concurrency)

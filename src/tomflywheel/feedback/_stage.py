@@ -189,7 +189,9 @@ async def _synthesize(
         candidates = synthesize(plan, with_rationale=config.rationale)
     if config.naturalize and client is not None:
         chosen = chosen_for_naturalization(candidates, config.naturalize_fraction, config.seed)
-        natural, failures = await naturalize(chosen, client, seed=config.seed)
+        natural, failures = await naturalize(
+            chosen, client, seed=config.seed, max_tokens=config.naturalize_max_tokens
+        )
         candidates += natural
         failed = ", ".join(f"{n} {reason}" for reason, n in sorted(failures.items()))
         note = f"naturalized {len(natural)} of {len(chosen)}"
@@ -198,7 +200,12 @@ async def _synthesize(
         by_key = {(d.dataset, d.sample_id, d.trial): d for d in diagnoses}
         picked = pick_cases(cases, by_key, config.free_form_count, config.seed)
         free, failures = await free_form_stories(
-            picked, by_key, structure, plan_id=plan.plan_id, seed=config.seed
+            picked,
+            by_key,
+            structure,
+            plan_id=plan.plan_id,
+            seed=config.seed,
+            max_tokens=config.free_form_max_tokens,
         )
         candidates += free
         summary.notes.append(f"free-form {len(free)} ({failures} failed)")
