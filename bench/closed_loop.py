@@ -42,6 +42,7 @@ from typing import Any
 
 import yaml
 
+from loop_settings import loop_settings
 from tomflywheel._io import write_jsonl_atomic
 from tomflywheel.artifacts import Experiment
 from tomflywheel.audit import audit_item
@@ -125,61 +126,25 @@ def slices(work: Path, args: argparse.Namespace) -> dict[str, Path]:
 
 def config(work: Path, paths: dict[str, Path], args: argparse.Namespace, budget: int) -> dict:
     """One round's settings for a budget: ``--epochs`` passes over what is admitted."""
-    server = (
-        {"server": "external", "llm": {"base_urls": [args.base_url], "model": args.model}}
-        if args.base_url
-        else {"server": "embedded", "llm": {}}
-    )
-    server["llm"].update(
-        concurrency=args.concurrency,
-        timeout_s=600,
-        max_retries=12,
-        cache_path=str(work / "requests.sqlite"),
-    )
     heldout = ("tomi_test_heldout", "hitom_heldout", "bigtom_heldout")
-    return {
-        **server,
-        "eval": {
-            "datasets": [
-                {"path": str(paths[name]), "judge": "rules"}
-                for name in ("tomi_val_seed", "hitom_seed")
-                if name in paths
-            ],
-            "results_dir": str(work / "results"),
-            "datasets_dir": str(work / "none"),
-        },
-        "feedback": {
-            "budget": budget,
-            "min_per_weakness": 4,
-            "cross_check_rate": 0.0,
-            "max_llm_diagnoses": 0,
-            "answer_profile": args.answer_profile,
-        },
-        "filter": {
-            "rubric": {"min_clarity": 1, "min_solvability": 1, "require_tom": False},
-            "repair": {"attempts": 0},
-            "audit": {"margin": args.audit_margin},
-        },
-        "train": {
-            # epochs, not steps from the budget: admission may add complements beyond it
+    return loop_settings(
+        args,
+        cache_path=work / "requests.sqlite",
+        folder=work,
+        seeds=[paths[name] for name in ("tomi_val_seed", "hitom_seed") if name in paths],
+        heldout=[paths[name] for name in heldout if name in paths],
+        runs_dir=work / "runs",
+        train_dir=work / f"train_{budget}{_suffix(args)}",
+        feedback={"budget": budget, "answer_profile": args.answer_profile},
+        # epochs, not steps from the budget: admission may add complements beyond it
+        train={
             "epochs": args.epochs,
-            "batch_size": args.micro_batch,
-            "gradient_accumulation": max(1, args.batch_size // args.micro_batch),
-            "gradient_checkpointing": args.micro_batch < args.batch_size,
             "max_length": args.max_length,
             "learning_rate": args.learning_rate,
             "seed": 0,
         },
-        "flywheel": {
-            "runs_dir": str(work / "runs"),
-            "train_dir": str(work / f"train_{budget}{_suffix(args)}"),
-            "train": True,
-            "filter_llm": False,
-            "heldout": [
-                {"path": str(paths[name]), "judge": "rules"} for name in heldout if name in paths
-            ],
-        },
-    }
+        audit_margin=args.audit_margin,
+    )
 
 
 def _suffix(args: argparse.Namespace) -> str:

@@ -49,6 +49,7 @@ from typing import Any, Literal
 import yaml
 
 from lift_tables import HeldoutSet, across_seeds, label_rows, render_rows, render_summary
+from loop_settings import loop_settings
 from tomflywheel._io import atomic_write_json, atomic_write_text, write_jsonl_atomic
 from tomflywheel._rng import rng_for
 from tomflywheel.artifacts import Experiment
@@ -257,59 +258,34 @@ def settings_yaml(
     work: Path, seed: int, paths: dict[str, Any], config: Config, args: argparse.Namespace
 ) -> str:
     """One data seed's flywheel settings."""
-    server = (
-        {"server": "external", "llm": {"base_urls": [args.base_url], "model": args.model}}
-        if args.base_url
-        else {"server": "embedded", "llm": {}}
-    )
-    server["llm"].update(
-        concurrency=args.concurrency,
-        timeout_s=600,
-        max_retries=12,
-        cache_path=str(work / "requests.sqlite"),
-    )
     folder = work / f"seed_{seed}"
-    settings = {
-        **server,
-        "eval": {
-            "datasets": [{"path": str(p), "judge": "rules"} for p in paths["seeds"][seed].values()],
-            "results_dir": str(folder / "results"),
-            "datasets_dir": str(folder / "none"),
-        },
-        "feedback": {
+    settings = loop_settings(
+        args,
+        cache_path=work / "requests.sqlite",
+        folder=folder,
+        seeds=paths["seeds"][seed].values(),
+        heldout=paths["heldout"].values(),
+        runs_dir=folder,
+        train_dir=folder / "train",
+        feedback={
             "budget": config.budget,
-            "min_per_weakness": 4,
-            "cross_check_rate": 0.0,
-            "max_llm_diagnoses": 0,
             "answer_profile": config.answer_profile,
             "seed": 100 * seed,  # each round adds one (flywheel.reseed)
         },
-        "filter": {
-            "rubric": {"min_clarity": 1, "min_solvability": 1, "require_tom": False},
-            "repair": {"attempts": 0},
-            "audit": {"margin": config.audit_margin},
-        },
-        "train": {
+        train={
             "epochs": config.epochs,
-            "batch_size": args.micro_batch,
-            "gradient_accumulation": max(1, args.batch_size // args.micro_batch),
-            "gradient_checkpointing": args.micro_batch < args.batch_size,
             "max_length": config.max_length,
             "learning_rate": config.learning_rate,
             "rationale": config.rationale,
             "seed": seed,
         },
-        "flywheel": {
-            "runs_dir": str(folder),
-            "train_dir": str(folder / "train"),
-            "train": True,
-            "filter_llm": False,
+        flywheel={
             "rounds": config.rounds,
             "replay": config.replay_share,
             "continue_training": config.mode == "continue",
-            "heldout": [{"path": str(p), "judge": "rules"} for p in paths["heldout"].values()],
         },
-    }
+        audit_margin=config.audit_margin,
+    )
     return yaml.safe_dump(settings)
 
 
