@@ -31,7 +31,7 @@ from tomflywheel._rng import rng_for
 from tomflywheel.config import Settings
 from tomflywheel.datasets import import_dataset, load_benchmark
 from tomflywheel.filter import FilterSettings, FilterSummary, read_candidates, run_filter
-from tomflywheel.filter._engine_label import read_engine_labels
+from tomflywheel.filter.checks import read_engine_labels
 from tomflywheel.schema import Sample
 
 ROOT = Path(__file__).resolve().parents[1]

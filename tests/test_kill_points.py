@@ -14,7 +14,7 @@ from pydantic import BaseModel
 from tomflywheel._io import JsonlAppender, write_jsonl_atomic
 from tomflywheel.artifacts import read_judgments, read_predictions
 from tomflywheel.feedback._diagnose import read_diagnoses
-from tomflywheel.filter._admit import TrainStore
+from tomflywheel.filter.admit import TrainStore
 from tomflywheel.schema import (
     CheckResult,
     CheckStatus,

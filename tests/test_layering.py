@@ -110,3 +110,64 @@ def test_the_layering_rejects_an_upward_import():
     assert not layer_of("evaluation") < layer_of("feedback")
     assert not layer_of("report") < layer_of("evaluation")
     assert layer_of("artifacts") < layer_of("report")
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _import_graph() -> dict[str, set[str]]:
+    """Each module's imports of other tomflywheel modules made on import (``TYPE_CHECKING`` too)."""
+    paths = {_module_name(path): path for path in _modules()}
+    graph: dict[str, set[str]] = {}
+    for name, path in paths.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        deferred = {
+            id(node)
+            for function in ast.walk(tree)
+            if isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef)
+            for node in ast.walk(function)
+        }
+        graph[name] = set()
+        for node in ast.walk(tree):
+            if id(node) in deferred:
+                continue
+            targets = _imported(node)
+            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                # ``from tomflywheel.filter.checks import _record`` imports a module, too.
+                targets += [f"{node.module}.{alias.name}" for alias in node.names]
+            graph[name] |= {t for t in targets if t in paths and t != name}
+    return graph
+
+
+def _circle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One import circle (its first module repeated at the end), or None."""
+    state: dict[str, str] = {}
+
+    def visit(node: str, path: list[str]) -> list[str] | None:
+        state[node] = "open"
+        path.append(node)
+        for target in sorted(graph[node]):
+            if state.get(target) == "open":
+                return [*path[path.index(target) :], target]
+            if target not in state and (found := visit(target, path)):
+                return found
+        path.pop()
+        state[node] = "done"
+        return None
+
+    for node in sorted(graph):
+        if node not in state and (found := visit(node, [])):
+            return found
+    return None
+
+
+def test_no_import_circle_between_modules():
+    # Inside a package too (the sub-packages of world and filter import only lower ones).
+    # Imports inside functions are left out: each says why, and a circle is no reason.
+    assert _circle(_import_graph()) is None
+
+
+def test_the_circle_check_finds_a_circle():
+    assert _circle({"a": {"b"}, "b": {"c"}, "c": {"a", "d"}, "d": set()}) == ["a", "b", "c", "a"]

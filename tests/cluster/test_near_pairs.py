@@ -8,8 +8,7 @@ from tests.feedback.test_plan_and_synthesis import TASKS, _diagnoses
 from tomflywheel.config import DedupSettings, FeedbackSettings, RaySettings
 from tomflywheel.feedback import build_plan, synthesize
 from tomflywheel.filter import DuplicateIndex
-from tomflywheel.filter._dedup_ray import similar_stories
-from tomflywheel.filter._minhash import shingle_hashes, text_key, text_tokens
+from tomflywheel.filter.dedup import shingle_hashes, similar_stories, text_key, text_tokens
 
 pytestmark = pytest.mark.ray
 

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from tomflywheel.filter import CheckContext, DedupSettings, DuplicateIndex, FilterSettings
-from tomflywheel.filter._candidate import Candidate, parse_candidate
+from tomflywheel.filter.records import Candidate, parse_candidate
 from tomflywheel.schema import Answer, Sample
 from tomflywheel.world import generate
 

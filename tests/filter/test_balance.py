@@ -10,7 +10,7 @@ from tests.filter.conftest import write_jsonl
 from tomflywheel.audit import audit_samples
 from tomflywheel.config import AuditSettings, FilterSettings, Settings
 from tomflywheel.filter import run_filter
-from tomflywheel.filter._balance import balance
+from tomflywheel.filter.admit import balance
 from tomflywheel.schema import Sample, read_samples
 from tomflywheel.world import complement, generate
 

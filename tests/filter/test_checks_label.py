@@ -8,7 +8,7 @@ import pytest
 from tests.filter.conftest import candidate, context, sample, tomi_samples
 
 from tomflywheel.filter import CHECKS, Evidence, Extraction, FilterSettings, SolveTrial
-from tomflywheel.filter._verify import extraction_messages
+from tomflywheel.filter.checks import extraction_messages
 from tomflywheel.llm import StructureFailure
 from tomflywheel.schema import Answer, CheckStatus, Sample
 from tomflywheel.world import StoryRecord, generate, read_trace

@@ -20,11 +20,12 @@ from tomflywheel.filter import (
     DuplicateIndex,
     eval_files,
 )
-from tomflywheel.filter._dedup import features, same_question
-from tomflywheel.filter._minhash import (
+from tomflywheel.filter.dedup import (
     Signer,
     SimilarityIndex,
+    features,
     jaccard,
+    same_question,
     shingle_hashes,
     text_tokens,
 )

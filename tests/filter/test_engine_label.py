@@ -12,7 +12,7 @@ from tomflywheel.config import Settings
 from tomflywheel.datasets import load_benchmark
 from tomflywheel.errors import ConfigError, DataError
 from tomflywheel.filter import CHECKS, FilterSettings, label_rows, run_filter
-from tomflywheel.filter._engine_label import read_engine_labels, relabelled
+from tomflywheel.filter.checks import read_engine_labels, relabelled
 from tomflywheel.schema import CheckStatus
 from tomflywheel.world import read_labels
 

@@ -6,7 +6,7 @@ import pytest
 from tests.filter.conftest import candidate, context, sample, tomi_samples
 
 from tomflywheel.filter import CHECKS, Evidence, FilterSettings, RubricScore, RubricSettings
-from tomflywheel.filter._rubric import is_control, rubric_messages
+from tomflywheel.filter.llm import is_control, rubric_messages
 from tomflywheel.llm import StructureFailure
 from tomflywheel.schema import CheckStatus
 

@@ -11,7 +11,7 @@ from tomflywheel.config import RubricSettings
 from tomflywheel.datasets import load_benchmark
 from tomflywheel.feedback import sample_role as plan_role
 from tomflywheel.feedback._roles import diagnosis_role
-from tomflywheel.filter._rubric import is_control as rubric_is_control
+from tomflywheel.filter.llm import is_control as rubric_is_control
 from tomflywheel.flywheel._lift import is_control as lift_is_control
 from tomflywheel.schema import Diagnosis, ErrorCategory, Sample
 from tomflywheel.world import generate

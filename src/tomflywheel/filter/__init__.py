@@ -9,15 +9,16 @@ is repairable); ``CheckContext`` and ``read_candidates`` to run checks directly;
 ``DuplicateIndex`` / ``ContaminationIndex`` (MinHash LSH) and ``write_manifest``.
 """
 
-# Built-in checks: each module registers its checks on import; within a phase they run in this
-# order (record: schema ... symbolic_label, engine_label; set: unique_id ... contamination;
-# llm: ... rubric).
+# The sub-packages, lowest first; each may import only the ones before it: ``records``
+# (candidates, evidence), ``dedup`` (MinHash, duplicate and contamination indexes), ``checks``
+# (the registry, record- and set-phase checks, label verification), ``llm`` (rubric, repair,
+# the LLM work runner) and ``admit`` (balance, train store, label table, manifest); the stage
+# itself (``_pipeline``, ``_static_ray``, ``_run``) sits above them all.
+# Built-in checks register on import; within a phase they run in this order (record: schema
+# ... symbolic_label, engine_label; set: unique_id ... contamination; llm: ... rubric).
 # isort: off
-from tomflywheel.filter import _checks_record  # noqa: F401
-from tomflywheel.filter import _checks_label  # noqa: F401
-from tomflywheel.filter import _engine_label  # noqa: F401
-from tomflywheel.filter import _checks_set  # noqa: F401
-from tomflywheel.filter import _rubric  # noqa: F401
+from tomflywheel.filter import checks  # noqa: F401
+from tomflywheel.filter import llm  # noqa: F401
 
 # isort: on
 from tomflywheel.config import (
@@ -30,22 +31,32 @@ from tomflywheel.config import (
     RubricSettings,
     SolveSettings,
 )
-from tomflywheel.filter._admit import TrainStore, admitted_sample
-from tomflywheel.filter._candidate import Candidate, Origin, origin_of, read_candidates
-from tomflywheel.filter._context import CheckContext
-from tomflywheel.filter._dedup import ContaminationIndex, DuplicateIndex, eval_files
-from tomflywheel.filter._evidence import (
+from tomflywheel.filter._run import FilterSummary, config_hash, run_filter
+from tomflywheel.filter.admit import (
+    STATUSES,
+    CheckCount,
+    LabelRow,
+    TrainStore,
+    admitted_sample,
+    check_counts,
+    label_rows,
+    label_status,
+    write_manifest,
+)
+from tomflywheel.filter.checks import CHECKS, REASONS, Check, CheckContext, Reason, ordered_checks
+from tomflywheel.filter.dedup import ContaminationIndex, DuplicateIndex, eval_files
+from tomflywheel.filter.records import (
+    Candidate,
     Evidence,
     Extraction,
+    Origin,
     QuestionRecord,
     Rewrite,
     RubricScore,
     SolveTrial,
+    origin_of,
+    read_candidates,
 )
-from tomflywheel.filter._label_table import STATUSES, LabelRow, label_rows, label_status
-from tomflywheel.filter._manifest import CheckCount, check_counts, write_manifest
-from tomflywheel.filter._registry import CHECKS, REASONS, Check, Reason, ordered_checks
-from tomflywheel.filter._run import FilterSummary, config_hash, run_filter
 
 __all__ = [
     "CHECKS",

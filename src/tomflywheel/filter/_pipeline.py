@@ -14,13 +14,10 @@ from typing import Literal
 
 import numpy as np
 
-from tomflywheel.filter._candidate import Candidate
-from tomflywheel.filter._context import CheckContext
-from tomflywheel.filter._dedup import Features
-from tomflywheel.filter._evidence import Evidence, RubricScore
-from tomflywheel.filter._llm import LLMWork
-from tomflywheel.filter._registry import CHECKS, Check, Question, ordered_checks, skipped
-from tomflywheel.filter._repair import apply_rewrite
+from tomflywheel.filter.checks import CHECKS, Check, CheckContext, Question, ordered_checks, skipped
+from tomflywheel.filter.dedup import Features
+from tomflywheel.filter.llm import LLMWork, apply_rewrite
+from tomflywheel.filter.records import Candidate, Evidence, RubricScore
 from tomflywheel.llm import StructureFailure
 from tomflywheel.schema import CheckResult, QualityAttempt, QualityDecision, QualityVerdict
 

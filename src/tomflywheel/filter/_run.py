@@ -15,26 +15,27 @@ from typing import Any
 from tomflywheel.cluster import ray_session
 from tomflywheel.config import FilterSettings, LLMSettings, Settings
 from tomflywheel.errors import DataError, UserInputError
-from tomflywheel.filter._admit import StoreState, TrainStore
-from tomflywheel.filter._balance import BalanceOutcome, audit_only, balance
-from tomflywheel.filter._candidate import Candidate, candidate_of, read_candidates
-from tomflywheel.filter._context import CheckContext
-from tomflywheel.filter._dedup import ContaminationIndex, DuplicateIndex, eval_files
-from tomflywheel.filter._engine_label import answer_profile, read_engine_labels
-from tomflywheel.filter._evidence import Evidence
-from tomflywheel.filter._label_table import LabelRow, label_rows
-from tomflywheel.filter._llm import LLMWork
-from tomflywheel.filter._manifest import (
+from tomflywheel.filter._pipeline import Decider, OrderedSink, decide_all, is_fatal
+from tomflywheel.filter._static_ray import static_on_ray
+from tomflywheel.filter.admit import (
+    BalanceOutcome,
     CheckCount,
+    LabelRow,
+    StoreState,
+    TrainStore,
+    audit_only,
+    balance,
     check_counts,
+    label_rows,
     reason_counts,
     reasons_by_check,
     repair_attempted,
     write_manifest,
 )
-from tomflywheel.filter._pipeline import Decider, OrderedSink, decide_all, is_fatal
-from tomflywheel.filter._registry import CHECKS
-from tomflywheel.filter._static_ray import static_on_ray
+from tomflywheel.filter.checks import CHECKS, CheckContext, answer_profile, read_engine_labels
+from tomflywheel.filter.dedup import ContaminationIndex, DuplicateIndex, eval_files
+from tomflywheel.filter.llm import LLMWork
+from tomflywheel.filter.records import Candidate, Evidence, candidate_of, read_candidates
 from tomflywheel.llm import ContentClient, llm_endpoint
 from tomflywheel.schema import (
     CheckResult,

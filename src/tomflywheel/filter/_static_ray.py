@@ -20,10 +20,9 @@ import numpy as np
 
 from tomflywheel.cluster import map_blocks
 from tomflywheel.config import DedupSettings
-from tomflywheel.filter._candidate import Candidate, parse_candidate
-from tomflywheel.filter._dedup import DuplicateIndex, Features
-from tomflywheel.filter._dedup_ray import Story, similar_stories
 from tomflywheel.filter._pipeline import Decider, is_fatal
+from tomflywheel.filter.dedup import DuplicateIndex, Features, Story, similar_stories
+from tomflywheel.filter.records import Candidate, parse_candidate
 from tomflywheel.schema import CheckResult
 
 Static = tuple[int, tuple[Features, np.ndarray] | None, list[CheckResult], list[bytes] | None]

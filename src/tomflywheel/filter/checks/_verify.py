@@ -15,7 +15,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from tomflywheel.asking import normalize
-from tomflywheel.filter._evidence import Extraction
+from tomflywheel.filter.records import Extraction
 from tomflywheel.world import (
     Answer,
     QuestionSpec,

@@ -11,10 +11,9 @@ from dataclasses import dataclass
 
 from tomflywheel.config import EvalSettings, FilterSettings
 from tomflywheel.errors import LLMRequestError
-from tomflywheel.filter._candidate import Candidate
-from tomflywheel.filter._evidence import Evidence, Rewrite
-from tomflywheel.filter._registry import Question
-from tomflywheel.filter._repair import repair_messages, rewrite_model
+from tomflywheel.filter.checks import Question
+from tomflywheel.filter.llm._repair import repair_messages, rewrite_model
+from tomflywheel.filter.records import Candidate, Evidence, Rewrite
 from tomflywheel.llm import ContentClient, StructureClient, StructureFailure, run_batch
 from tomflywheel.schema import CheckResult
 

@@ -2,19 +2,12 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from tomflywheel.audit import is_control as sample_is_control
 from tomflywheel.config import RubricSettings
-from tomflywheel.filter._candidate import Candidate
-from tomflywheel.filter._context import CheckContext
-from tomflywheel.filter._evidence import RubricScore
-from tomflywheel.filter._registry import Question, check, failed, passed, skipped
+from tomflywheel.filter.checks import Asker, CheckContext, Question, check, failed, passed, skipped
+from tomflywheel.filter.records import Candidate, RubricScore
 from tomflywheel.llm import StructureFailure
 from tomflywheel.schema import CheckResult, Sample
-
-if TYPE_CHECKING:
-    from tomflywheel.filter._llm import LLMWork
 
 _SYSTEM = (
     "You review training items for a theory-of-mind reasoning dataset. Judge the item as "
@@ -67,7 +60,7 @@ def rubric_summary(score: RubricScore) -> str:
     )
 
 
-async def ask_rubric(work: LLMWork, candidate: Candidate, trial: int) -> object:
+async def ask_rubric(work: Asker, candidate: Candidate, trial: int) -> object:
     """The rubric judge's scores for one candidate version (or the failure to get them)."""
     if candidate.sample is None:
         raise ValueError("only valid samples are scored")

@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 
 from tomflywheel.asking import mentions, normalize
-from tomflywheel.filter._candidate import Candidate
-from tomflywheel.filter._context import CheckContext
-from tomflywheel.filter._registry import check, failed, passed, skipped
+from tomflywheel.filter.checks._context import CheckContext
+from tomflywheel.filter.checks._registry import check, failed, passed, skipped
+from tomflywheel.filter.records import Candidate
 from tomflywheel.schema import CheckResult
 
 _SENTENCES = re.compile(r"(?<=[.!?])\s+")

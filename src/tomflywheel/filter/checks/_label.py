@@ -2,19 +2,17 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from tomflywheel.filter._candidate import Candidate, engine_decided, has_trace
-from tomflywheel.filter._context import CheckContext
-from tomflywheel.filter._evidence import Extraction, SolveTrial
-from tomflywheel.filter._registry import Question, check, failed, passed, skipped
-from tomflywheel.filter._solve import solve_once
-from tomflywheel.filter._verify import extraction_messages, verify_extraction, verify_trace_label
+from tomflywheel.filter.checks._context import CheckContext
+from tomflywheel.filter.checks._registry import Asker, Question, check, failed, passed, skipped
+from tomflywheel.filter.checks._solve import solve_once
+from tomflywheel.filter.checks._verify import (
+    extraction_messages,
+    verify_extraction,
+    verify_trace_label,
+)
+from tomflywheel.filter.records import Candidate, Extraction, SolveTrial, engine_decided, has_trace
 from tomflywheel.llm import StructureFailure
 from tomflywheel.schema import CheckResult
-
-if TYPE_CHECKING:
-    from tomflywheel.filter._llm import LLMWork
 
 _UNVERIFIED = (False, "No LLM to verify the label, and unverified labels are not admitted.")
 
@@ -51,7 +49,7 @@ def _unverified(name: str, context: CheckContext) -> CheckResult:
     return failed(name, "label_unverified", "no LLM to verify the label")
 
 
-async def ask_extraction(work: LLMWork, candidate: Candidate, trial: int) -> object:
+async def ask_extraction(work: Asker, candidate: Candidate, trial: int) -> object:
     """The events and question of a naturalized story, extracted back from its prose."""
     sample = candidate.sample
     if sample is None:
@@ -109,7 +107,7 @@ def naturalization_check(candidate: Candidate, context: CheckContext) -> CheckRe
     return failed("naturalization", reason, outcome.detail)
 
 
-async def ask_solve(work: LLMWork, candidate: Candidate, trial: int) -> object:
+async def ask_solve(work: Asker, candidate: Candidate, trial: int) -> object:
     """One of k seeded trials of the judge model at a free-form sample."""
     return await solve_once(
         work.client,

@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from tomflywheel.config import FilterSettings
-from tomflywheel.filter._dedup import ContaminationIndex, DuplicateIndex, Features
-from tomflywheel.filter._evidence import Evidence
+from tomflywheel.filter.dedup import ContaminationIndex, DuplicateIndex, Features
+from tomflywheel.filter.records import Evidence
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ from typing import Any
 
 from tomflywheel._io import JsonlAppender, read_jsonl
 from tomflywheel.errors import ConfigError
-from tomflywheel.filter._balance import BalanceOutcome
+from tomflywheel.filter.admit._balance import BalanceOutcome
 from tomflywheel.schema import CheckResult, CheckStatus, QualityDecision, QualityVerdict, Sample
 
 

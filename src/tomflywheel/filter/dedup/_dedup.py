@@ -28,14 +28,14 @@ import numpy as np
 
 from tomflywheel._io import read_jsonl
 from tomflywheel.config import ContaminationSettings, DedupSettings
-from tomflywheel.filter._candidate import has_trace
-from tomflywheel.filter._minhash import (
+from tomflywheel.filter.dedup._minhash import (
     Signer,
     SimilarityIndex,
     shingle_hashes,
     text_key,
     text_tokens,
 )
+from tomflywheel.filter.records import has_trace
 from tomflywheel.schema import Sample
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")

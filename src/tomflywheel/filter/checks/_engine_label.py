@@ -15,9 +15,9 @@ from typing import Any
 
 from tomflywheel.config import FilterSettings
 from tomflywheel.errors import ConfigError
-from tomflywheel.filter._candidate import Candidate, engine_reads
-from tomflywheel.filter._context import CheckContext
-from tomflywheel.filter._registry import check, failed, passed, skipped
+from tomflywheel.filter.checks._context import CheckContext
+from tomflywheel.filter.checks._registry import check, failed, passed, skipped
+from tomflywheel.filter.records import Candidate, engine_reads
 from tomflywheel.schema import CheckResult, Sample
 from tomflywheel.world import PROFILES, LabelReading, read_labels
 

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from tomflywheel.cluster import group_rows
-from tomflywheel.filter._minhash import jaccard
+from tomflywheel.filter.dedup._minhash import jaccard
 
 Story = tuple[str, np.ndarray, Sequence[bytes]]
 """(story key, shingle hashes, LSH bucket per band)."""

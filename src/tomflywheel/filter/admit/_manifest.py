@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from tomflywheel._io import atomic_write_json, read_jsonl
-from tomflywheel.filter._label_table import label_rows
-from tomflywheel.filter._registry import ordered_checks
+from tomflywheel.filter.admit._label_table import label_rows
+from tomflywheel.filter.checks import ordered_checks
 from tomflywheel.schema import CheckStatus, QualityDecision, QualityVerdict
 
 

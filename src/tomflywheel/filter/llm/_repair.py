@@ -13,9 +13,8 @@ from typing import Annotated, Any
 from pydantic import Field, StringConstraints, create_model
 
 from tomflywheel.config import FilterSettings
-from tomflywheel.filter._candidate import Candidate, has_trace
-from tomflywheel.filter._evidence import Rewrite
-from tomflywheel.filter._rubric import item_text
+from tomflywheel.filter.llm._rubric import item_text
+from tomflywheel.filter.records import Candidate, Rewrite, has_trace
 from tomflywheel.schema import CheckResult, Sample
 from tomflywheel.world import read_trace, render_story
 

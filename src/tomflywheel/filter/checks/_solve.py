@@ -10,8 +10,7 @@ from tomflywheel._rng import stable_seed
 from tomflywheel.asking import ShuffledOptions, judge_by_rules, render_prompt, shuffle_options
 from tomflywheel.config import EvalSettings, SolveSettings
 from tomflywheel.errors import LLMRequestError
-from tomflywheel.filter._candidate import Candidate
-from tomflywheel.filter._evidence import SolveTrial
+from tomflywheel.filter.records import Candidate, SolveTrial
 from tomflywheel.llm import ContentClient
 from tomflywheel.schema import Prediction, QAKind, Sample, Verdict
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from tomflywheel.filter._candidate import Candidate
-from tomflywheel.filter._context import CheckContext
-from tomflywheel.filter._dedup import DuplicateIndex, Features
-from tomflywheel.filter._registry import check, failed, passed, skipped
+from tomflywheel.filter.checks._context import CheckContext
+from tomflywheel.filter.checks._registry import check, failed, passed, skipped
+from tomflywheel.filter.dedup import DuplicateIndex, Features
+from tomflywheel.filter.records import Candidate
 from tomflywheel.schema import CheckResult
 
 

@@ -9,16 +9,16 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from tomflywheel._registry import Registry
-from tomflywheel.config import FilterSettings
+from tomflywheel.config import EvalSettings, FilterSettings
+from tomflywheel.llm import ContentClient, StructureClient
 from tomflywheel.schema import CheckResult, CheckStatus
 
 if TYPE_CHECKING:
-    from tomflywheel.filter._candidate import Candidate
-    from tomflywheel.filter._context import CheckContext
-    from tomflywheel.filter._llm import LLMWork
+    from tomflywheel.filter.checks._context import CheckContext
+    from tomflywheel.filter.records import Candidate
 
 Phase = Literal["record", "set", "llm"]
 """When a check runs: on the record alone, against other samples, or on LLM evidence."""
@@ -42,6 +42,23 @@ REASONS: dict[str, Reason] = {}
 """Every reason code, by code (a code shared by several checks means the same everywhere)."""
 
 
+class Asker(Protocol):
+    """What a question's ``ask`` function calls the judge model through.
+
+    The LLM phase's work runner (``tomflywheel.filter.llm.LLMWork``) is one; the registry and
+    the checks know only this, so they never import the LLM phase that runs them.
+    """
+
+    client: ContentClient
+    """The one client all calls share."""
+    structure: StructureClient
+    """Structured (pydantic) calls through the same client."""
+    settings: FilterSettings
+    """Filter settings (token limits, k, temperatures)."""
+    eval_settings: EvalSettings
+    """Evaluation prompts (free-form samples are solved as evaluation asks)."""
+
+
 def _once(settings: FilterSettings) -> int:
     return 1
 
@@ -56,7 +73,7 @@ class Question:
 
     name: str
     """Its key in the evidence."""
-    ask: Callable[[LLMWork, Candidate, int], Awaitable[Any]]
+    ask: Callable[[Asker, Candidate, int], Awaitable[Any]]
     """``(work, candidate, trial) -> reply``: one call through the work's client."""
     trials: Callable[[FilterSettings], int] = _once
     """How many calls per candidate version."""

@@ -1,0 +1,43 @@
+"""Near-duplicate and contamination guards: MinHash LSH over stories and prompts.
+
+``_minhash`` holds the signatures and the LSH index; :class:`DuplicateIndex` and
+:class:`ContaminationIndex` compare a candidate with earlier items and with the evaluation
+sets; ``similar_stories`` finds the near pairs of a whole set on Ray.
+
+May import: ``records`` (the order is in ``filter/__init__.py``).
+"""
+
+from tomflywheel.filter.dedup._dedup import (
+    ContaminationIndex,
+    DuplicateIndex,
+    Features,
+    eval_files,
+    features,
+    same_question,
+)
+from tomflywheel.filter.dedup._dedup_ray import Story, similar_stories
+from tomflywheel.filter.dedup._minhash import (
+    Signer,
+    SimilarityIndex,
+    jaccard,
+    shingle_hashes,
+    text_key,
+    text_tokens,
+)
+
+__all__ = [
+    "ContaminationIndex",
+    "DuplicateIndex",
+    "Features",
+    "Signer",
+    "SimilarityIndex",
+    "Story",
+    "eval_files",
+    "features",
+    "jaccard",
+    "same_question",
+    "shingle_hashes",
+    "similar_stories",
+    "text_key",
+    "text_tokens",
+]
