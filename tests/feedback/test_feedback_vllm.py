@@ -94,9 +94,9 @@ def _experiment(slices_dir: Path, benchmarks: Path, base_url: str, work: Path):
         base_url,
         work,
         datasets=[
-            DatasetRef(path=tomi, max_samples=18),
-            DatasetRef(path=hitom, max_samples=10),
-            DatasetRef(path=bigtom, max_samples=6),
+            DatasetRef(path=tomi, max_samples=10),
+            DatasetRef(path=hitom, max_samples=6),
+            DatasetRef(path=bigtom, max_samples=4),
         ],
     )
     settings = settings.model_copy(
