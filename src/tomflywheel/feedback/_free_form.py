@@ -47,7 +47,7 @@ async def free_form_stories(
     *,
     plan_id: str,
     seed: int,
-    max_tokens: int = 600,
+    max_tokens: int,
 ) -> tuple[list[Sample], int]:
     """One new story per case; returns (candidates, failures). Labels are the LLM's: unverified."""
 

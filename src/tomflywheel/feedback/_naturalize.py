@@ -105,7 +105,7 @@ def _failure_reason(result: str | LLMRequestError | None) -> str:
 
 
 async def naturalize(
-    samples: Sequence[Sample], client: ContentClient, *, seed: int, max_tokens: int = 700
+    samples: Sequence[Sample], client: ContentClient, *, seed: int, max_tokens: int
 ) -> tuple[list[Sample], Counter[str]]:
     """Rewrite each sample's story as prose.
 
