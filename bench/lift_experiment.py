@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
 import sys
 import time
 from dataclasses import asdict, dataclass, fields, replace
@@ -50,6 +49,7 @@ import yaml
 
 from lift_tables import HeldoutSet, across_seeds, label_rows, render_rows, render_summary
 from loop_settings import loop_settings
+from provenance import command, commit
 from tomflywheel._io import atomic_write_json, atomic_write_text, write_jsonl_atomic
 from tomflywheel._rng import rng_for
 from tomflywheel.artifacts import Experiment
@@ -353,18 +353,6 @@ def _status(message: str) -> None:
 # ---- the guarded test read and the results -------------------------------------------------
 
 
-def commit() -> str:
-    """The checked-out commit, ``+dirty`` when tracked files differ from it."""
-
-    def git(*argv: str) -> str:
-        return subprocess.run(
-            ["git", *argv], cwd=ROOT, capture_output=True, text=True, check=False
-        ).stdout.strip()
-
-    head = git("rev-parse", "HEAD") or "unknown"
-    return head + ("+dirty" if git("status", "--porcelain", "--untracked-files=no") else "")
-
-
 def guard_test_read(out: Path, name: str, work: Path, force: bool) -> None:
     """Refuse a second test read of one configuration; record this one (append, one line)."""
     reads = out / "test_reads.jsonl"
@@ -460,7 +448,7 @@ def main() -> None:
     result = {
         "name": name,
         "split": args.split,
-        "command": " ".join(["python", *sys.argv]),
+        "command": command(),
         "commit": commit(),
         "finished": _now(),
         "config": asdict(config),

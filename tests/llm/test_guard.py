@@ -11,7 +11,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from tomflywheel.llm._guard import choose_core, claimed_cores, parse_cores
+from tomflywheel.llm._guard import choose_binding, choose_core, claimed_cores, parse_cores
 
 
 def _alive(pid: int) -> bool:
@@ -70,6 +70,13 @@ def test_the_least_claimed_core_is_chosen_preferring_the_higher_on_a_tie():
     assert choose_core([0, 1], Counter({1: 2})) == 0
     assert choose_core([0, 1], Counter()) == 1  # core 0 serves interrupts and the shell
     assert choose_core([0, 1, 2, 3], Counter({3: 1, 2: 1, 1: 1})) == 0
+
+
+def test_a_lone_server_is_bound_to_every_allowed_core_a_second_to_one():
+    assert choose_binding([1, 0], Counter()) == "0,1"
+    assert choose_binding([0, 1], Counter({5: 1})) == "0,1"  # a claim outside our cores
+    assert choose_binding([0, 1], Counter({0: 1, 1: 1})) == "1"
+    assert choose_binding([0, 1], Counter({1: 1})) == "0"
 
 
 def test_a_running_vllm_process_claims_its_bound_core():

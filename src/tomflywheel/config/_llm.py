@@ -26,6 +26,10 @@ class EmbeddedServerSettings(Strict):
     """Longest prompt + output in tokens."""
     kv_cache_gib: int = Field(default=1, ge=1)
     """KV cache size for the CPU build (``VLLM_CPU_KVCACHE_SPACE``)."""
+    dtype: Literal["auto", "float32", "bfloat16", "float16"] = "auto"
+    """Weights' dtype in the server. ``auto``: float32 on a CPU build whose processor has no
+    native bf16 (no AVX-512 BF16 or AMX), where vLLM's bf16 matmuls fall back to a slow path
+    (3-4x slower here, ``bench/server_dtype.py``); otherwise the model's own."""
     enforce_eager: bool = True
     """Skip torch.compile: ready in ~30 s instead of ~110 s on CPU."""
     startup_timeout_s: float = Field(default=300.0, gt=0)
@@ -33,9 +37,10 @@ class EmbeddedServerSettings(Strict):
     extra_args: list[str] = Field(default_factory=list)
     """More ``vllm`` server arguments, passed as a list (never through a shell)."""
     threads_bind: str = "auto"
-    """``VLLM_CPU_OMP_THREADS_BIND`` of the CPU build: ``auto`` binds to the core that running
-    vLLM servers claim least (so two servers each get their own core; a value already in the
-    environment wins), ``""`` leaves it to vLLM, anything else (``1``, ``0-3``) is passed on."""
+    """``VLLM_CPU_OMP_THREADS_BIND`` of the CPU build: ``auto`` binds to every allowed core when
+    no other vLLM server runs, else to the core running servers claim least (so a second server
+    gets a core of its own; a value already in the environment wins), ``""`` leaves it to vLLM
+    (one core), anything else (``1``, ``0-3``) is passed on."""
     max_restarts: int = Field(default=3, ge=0)
     """How many times a server that dies mid-run is restarted before the run gives up."""
 
