@@ -1,8 +1,9 @@
 """The in-process ``causal`` backend agrees with the server path on the same model folder.
 
 Both score the same two-candidate ToMi items with the bundled SmolLM2: the embedded server
-serves ``ensure_default_model()``'s folder (in bfloat16), the in-process backend loads that
-folder (in float32), so scores differ by rounding only. A slice keeps the test short on a
+serves ``ensure_default_model()``'s folder (in bfloat16, or float32 on a CPU without native
+bf16: ``embedded.dtype: auto``), the in-process backend loads that folder (in float32), so
+scores differ by rounding only. A slice keeps the test short on a
 loaded CPU; ``bench/scoring_backends.py`` runs the same comparison on hundreds of items.
 """
 
@@ -21,7 +22,8 @@ from tomflywheel.llm import ContentClient, build_scorer, ensure_default_model
 
 ITEMS = int(os.environ.get("TOMFLYWHEEL_AGREEMENT_ITEMS", "8"))
 TOLERANCE = 0.3
-"""Nats per option: bfloat16 (server) vs float32 (here) rounding over ~150 context tokens."""
+"""Nats per option: bfloat16 (a server with native bf16) vs float32 (here) rounding over ~150
+context tokens."""
 
 
 async def _served(settings: LLMSettings, work: list) -> list:

@@ -252,7 +252,8 @@ def _ask_server(
     """Predict and judge what needs the server (started here when embedded)."""
     ray = settings.executor == "ray" and bool(plan.served)
     cluster = ray_session(settings.ray) if ray else nullcontext()
-    with llm_endpoint(settings, on_status, needs=plan.needs) as llm, cluster:
+    # Ray workers send the requests from other processes: start the server before them.
+    with llm_endpoint(settings, on_status, needs=plan.needs, lazy=not ray) as llm, cluster:
         asyncio.run(_run_llm_stages(settings, llm, plan, outcomes, summary, progress))
 
 

@@ -16,6 +16,7 @@ from tomflywheel.config import LLMSettings
 from tomflywheel.errors import ConfigError, LLMRequestError, ServerError
 from tomflywheel.llm._cache import RequestCache, request_key
 from tomflywheel.llm._endpoints import Endpoint, EndpointPool
+from tomflywheel.llm._lazy import start_lazy_servers
 from tomflywheel.llm._limit import AdaptiveLimit, LatencyDeadline
 from tomflywheel.llm._patience import NO_CONNECTION, TIMEOUT, Patience
 from tomflywheel.llm._retry import RetryDelay, is_overload, is_retryable
@@ -79,6 +80,8 @@ class ContentClient:
         self._inflight: dict[str, asyncio.Future[tuple[dict[str, Any], float, bool]]] = {}
         self.stats = UsageStats(concurrency_now=settings.concurrency)
         self.stats.concurrency_lowest = settings.concurrency
+        self._start_lock = asyncio.Lock()
+        self._servers_started = False
 
     @property
     def concurrency(self) -> int:
@@ -125,6 +128,12 @@ class ContentClient:
     async def _send_with_retries(
         self, path: ApiPath, body: dict[str, Any]
     ) -> tuple[dict[str, Any], float]:
+        if not self._servers_started:
+            async with self._start_lock:
+                # An embedded server waiting for its first request starts now (in a thread:
+                # the start blocks for a minute, the cache keeps answering meanwhile).
+                await asyncio.to_thread(start_lazy_servers, self.settings.base_urls)
+                self._servers_started = True
         self._patience.started()
         try:
             return await self._attempts(path, body)

@@ -24,6 +24,7 @@ import httpx
 
 from tomflywheel.config import EmbeddedServerSettings, LLMSettings, Settings, cache_root
 from tomflywheel.errors import ConfigError, ServerError
+from tomflywheel.llm import _lazy as lazy_start
 from tomflywheel.llm._convert import find_gguf
 from tomflywheel.llm._preflight import Need, preflight
 
@@ -391,17 +392,71 @@ def check_endpoint(settings: Settings, needs: Collection[Need] = ("chat",)) -> N
     preflight(settings.llm, needs)
 
 
+class _LazyStart:
+    """Starts one embedded server once, on the first request; remembers a failed start."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        server: VLLMServer,
+        needs: Collection[Need],
+        on_status: Callable[[str], None] | None,
+    ) -> None:
+        self.settings, self.server, self.needs, self.on_status = settings, server, needs, on_status
+        self._lock = threading.Lock()
+        self._done = False
+        self._error: BaseException | None = None
+
+    def __call__(self) -> None:
+        with self._lock:
+            if self._error is not None:
+                raise self._error
+            if self._done:
+                return
+            try:
+                _start_embedded(self.settings, self.server, self.needs, self.on_status)
+            except BaseException as err:
+                self._error = err
+                raise
+            self._done = True
+
+
+def _start_embedded(
+    settings: Settings,
+    server: VLLMServer,
+    needs: Collection[Need],
+    on_status: Callable[[str], None] | None,
+) -> None:
+    """Start ``server``, wait until it answers, supervise it, share it, check ``needs``."""
+    if on_status:
+        on_status(
+            f"starting the embedded vLLM server ({server.model_dir.name}); "
+            "this takes a minute or so"
+        )
+    server.start()
+    server.wait_ready()
+    if on_status:
+        on_status(f"vLLM server ready at {server.base_url}")
+    if _shared is not None:
+        _shared[settings.embedded.model_dump_json()] = server  # shared_servers() stops it
+    server.supervise(on_status)
+    preflight(_served(settings, server), needs)
+
+
 @contextlib.contextmanager
 def llm_endpoint(
     settings: Settings,
     on_status: Callable[[str], None] | None = None,
     *,
     needs: Collection[Need] = ("chat",),
+    lazy: bool = True,
 ) -> Iterator[LLMSettings]:
     """The LLM settings to use: an embedded server is started (and stopped after) when configured.
 
-    Inside ``shared_servers()`` an embedded server is started once and reused. Before yielding,
-    the endpoint is checked (``preflight``): it answers, serves the model, and accepts ``needs``.
+    Inside ``shared_servers()`` an embedded server is started once and reused. The endpoint is
+    checked (``preflight``): it answers, serves the model, and accepts ``needs``. With ``lazy``
+    an embedded server starts on the first request that the request cache cannot answer (in
+    this process: pass ``lazy=False`` when other processes send the requests).
 
     Raises:
         ServerError: The embedded server could not start, or no endpoint answers.
@@ -419,24 +474,17 @@ def llm_endpoint(
         yield served
         return
     server = embedded_server(settings.embedded, on_status)
-    if on_status:
-        on_status(
-            f"starting the embedded vLLM server ({server.model_dir.name}); "
-            "this takes a minute or so"
-        )
-    server.start()
+    served = _served(settings, server)
     try:
-        server.wait_ready()
-        if on_status:
-            on_status(f"vLLM server ready at {server.base_url}")
-        if _shared is not None:
-            _shared[key] = server  # shared_servers() stops it
-        server.supervise(on_status)
-        served = _served(settings, server)
-        preflight(served, needs)
+        if lazy:
+            lazy_start.register(server.base_url, _LazyStart(settings, server, needs, on_status))
+        else:
+            _start_embedded(settings, server, needs, on_status)
         yield served
     except BaseException:
         server.stop()
         raise
-    if _shared is None:
+    finally:
+        lazy_start.unregister(server.base_url)
+    if _shared is None or _shared.get(key) is not server:
         server.stop()
