@@ -183,6 +183,38 @@ def import_command(
     _render(summary)
 
 
+@datasets_app.command("export")
+def export_command(
+    path: Annotated[
+        Path,
+        typer.Argument(
+            exists=True, dir_okay=False, help="A dataset JSONL file (e.g. admitted training data)."
+        ),
+    ],
+    to: Annotated[
+        Path,
+        typer.Option(
+            "--to", help="hf: the dataset folder to create; parquet: the folder of the file."
+        ),
+    ],
+    fmt: Annotated[
+        Literal["hf", "parquet"],
+        typer.Option("--format", help="hf: a `datasets` folder (load_from_disk); parquet."),
+    ] = "hf",
+) -> None:
+    """Export a dataset as a Hugging Face dataset folder or Parquet, its card along."""
+    # The datasets layer (and pyarrow under the export) loads when the command runs.
+    from tomflywheel.datasets import export_dataset
+
+    status(f"exporting {path} as {fmt}")
+    summary = export_dataset(path, fmt=fmt, to=to)
+    out.print(
+        f"[bold]{summary.samples}[/bold] samples written to "
+        f"[bold]{escape(str(summary.path))}[/bold]"
+        + (f"; card {escape(str(summary.card))}" if summary.card else "; no card beside the file")
+    )
+
+
 def _render_fetch(summary: FetchSummary) -> None:
     source = summary.source
     counts: dict[str, int] = {}

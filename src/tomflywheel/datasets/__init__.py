@@ -6,7 +6,8 @@ into memory; ``load_all_splits``: every split of a folder), ``fetch_dataset`` /
 pinned source table), ``list_datasets`` / ``list_importers`` / ``importer_info`` (what each
 dataset and importer is and takes), ``load_mapping`` (check a generic-importer mapping),
 ``IMPORTERS`` and ``TASKS`` (the registries), ``is_sentences_file`` / ``import_sentences``
-(a raw BabyLM-style sentences file read directly), ``TaskSpec``, ``get_task`` and
+(a raw BabyLM-style sentences file read directly), ``export_dataset`` (a dataset as a
+Hugging Face folder or Parquet, its card along), ``TaskSpec``, ``get_task`` and
 ``task_for_sample``.
 """
 
@@ -31,6 +32,7 @@ from tomflywheel.datasets import (  # noqa: F401
     _tombench,
     _tomi,
 )
+from tomflywheel.datasets._export import ExportFormat, ExportSummary, export_dataset, export_row
 from tomflywheel.datasets._fetch import (
     ENV_FETCH_BASE_URL,
     FetchedFile,
@@ -75,6 +77,8 @@ __all__ = [
     "TASKS",
     "UNPINNED",
     "DatasetInfo",
+    "ExportFormat",
+    "ExportSummary",
     "FetchProgress",
     "FetchSummary",
     "FetchedFile",
@@ -89,6 +93,8 @@ __all__ = [
     "TaskSpec",
     "default_fetch_dir",
     "default_output",
+    "export_dataset",
+    "export_row",
     "fetch_dataset",
     "fetch_files",
     "get_source",

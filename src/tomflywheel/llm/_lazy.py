@@ -8,12 +8,12 @@ _starts: dict[str, Callable[[], None]] = {}
 """Base URL -> the start of an embedded server not started yet (``llm_endpoint(lazy=True)``)."""
 
 
-def register(base_url: str, start: Callable[[], None]) -> None:
+def register_lazy_start(base_url: str, start: Callable[[], None]) -> None:
     """Make ``start`` (idempotent, thread-safe) run before the first request to ``base_url``."""
     _starts[base_url] = start
 
 
-def unregister(base_url: str) -> None:
+def forget_lazy_start(base_url: str) -> None:
     """Forget ``base_url``'s start (its server stopped, or was never needed)."""
     _starts.pop(base_url, None)
 

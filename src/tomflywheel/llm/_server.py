@@ -24,8 +24,8 @@ import httpx
 
 from tomflywheel.config import EmbeddedServerSettings, LLMSettings, Settings, cache_root
 from tomflywheel.errors import ConfigError, ServerError
-from tomflywheel.llm import _lazy as lazy_start
 from tomflywheel.llm._convert import find_gguf
+from tomflywheel.llm._lazy import forget_lazy_start, register_lazy_start
 from tomflywheel.llm._preflight import Need, preflight
 
 logger = logging.getLogger(__name__)
@@ -477,7 +477,7 @@ def llm_endpoint(
     served = _served(settings, server)
     try:
         if lazy:
-            lazy_start.register(server.base_url, _LazyStart(settings, server, needs, on_status))
+            register_lazy_start(server.base_url, _LazyStart(settings, server, needs, on_status))
         else:
             _start_embedded(settings, server, needs, on_status)
         yield served
@@ -485,6 +485,6 @@ def llm_endpoint(
         server.stop()
         raise
     finally:
-        lazy_start.unregister(server.base_url)
+        forget_lazy_start(server.base_url)
     if _shared is None or _shared.get(key) is not server:
         server.stop()

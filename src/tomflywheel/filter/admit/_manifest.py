@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from tomflywheel._io import atomic_write_json, read_jsonl
+from tomflywheel.filter.admit._card import write_card
 from tomflywheel.filter.admit._label_table import label_rows
 from tomflywheel.filter.checks import ordered_checks
 from tomflywheel.schema import CheckStatus, QualityDecision, QualityVerdict
@@ -179,7 +180,10 @@ def manifest_entry(name: str, verdicts: list[QualityVerdict]) -> dict[str, Any]:
 
 
 def write_manifest(train_dir: Path) -> Path:
-    """Rebuild ``manifest.json`` from every verdict log under ``train_dir``; returns its path."""
+    """Rebuild ``manifest.json`` and the card from every verdict log; returns the manifest.
+
+    The card (``README.md``, :func:`write_card`) is rebuilt beside it from the same data.
+    """
     train_dir = Path(train_dir)
     entries = {}
     for log in sorted((train_dir / "verdicts").glob("*.jsonl")):
@@ -190,4 +194,5 @@ def write_manifest(train_dir: Path) -> Path:
             entries[log.stem]["audit"] = audit
     path = train_dir / "manifest.json"
     atomic_write_json(path, {"datasets": entries})
+    write_card(train_dir, {"datasets": entries})
     return path
