@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from tests.feedback.conftest import bad_case
 from tomflywheel.config import FeedbackSettings
-from tomflywheel.feedback import build_plan, error_profile
+from tomflywheel.feedback import build_plan, diagnoser_calibration, error_profile
 from tomflywheel.feedback._llm_diagnosis import LLMDiagnosis, llm_record
 from tomflywheel.llm import StructureFailure
 from tomflywheel.schema import Answer, Diagnosis, ErrorCategory, Sample
@@ -73,11 +73,66 @@ def test_self_diagnoses_stay_out_of_the_plan_unless_allowed():
     plan = build_plan(_diagnoses(), TASKS, settings)
     assert [item.category for item in plan.items] == [ErrorCategory.STALE_MEMORY]
     assert plan.self_diagnoses_left_out == 3
-    allowed = build_plan(
-        _diagnoses(), TASKS, settings.model_copy(update={"plan_self_diagnoses": True})
-    )
+    # Self-diagnoses let in still face the diagnoser's calibration (none here: no cross-check).
+    let_in = {"plan_self_diagnoses": True, "plan_uncalibrated_diagnoses": True}
+    allowed = build_plan(_diagnoses(), TASKS, settings.model_copy(update=let_in))
     assert {item.category for item in allowed.items} == {
         ErrorCategory.STALE_MEMORY,
         ErrorCategory.REALITY_BIAS,
     }
     assert allowed.self_diagnoses_left_out == 0
+
+
+def _calibrated(agreeing: int, disagreeing: int) -> list[Diagnosis]:
+    """Cross-checked engine diagnoses (``agreeing`` the LLM matched) and two other-model LLM
+    diagnoses of stories the engine could not read."""
+    checked = [
+        Diagnosis(
+            dataset="tomi_test",
+            sample_id=f"c{i}",
+            reason="wrong",
+            method="symbolic",
+            category=ErrorCategory.STALE_MEMORY,
+            order=1,
+            cross_check=ErrorCategory.STALE_MEMORY if i < agreeing else ErrorCategory.FORMAT,
+        )
+        for i in range(agreeing + disagreeing)
+    ]
+    other = [
+        Diagnosis(
+            dataset="tomi_test",
+            sample_id=f"l{i}",
+            reason="wrong",
+            method="llm",
+            category=ErrorCategory.REALITY_BIAS,
+            order=2,
+            diagnoser="a-larger-model",
+        )
+        for i in range(2)
+    ]
+    return checked + other
+
+
+def test_llm_diagnoses_steer_the_plan_only_from_a_calibrated_diagnoser():
+    settings = FeedbackSettings(budget=20, complete_families=False, min_diagnoser_agreement=0.6)
+    passed = build_plan(_calibrated(4, 1), TASKS, settings)  # 80% agreement on 5 cases
+    assert passed.diagnoser_calibration == {
+        "n": 5, "agree": 4, "rate": 0.8, "min_agreement": 0.6, "status": "passed"
+    }  # fmt: skip
+    assert ErrorCategory.REALITY_BIAS in {item.category for item in passed.items}
+    assert passed.uncalibrated_left_out == 0
+    failed = build_plan(_calibrated(2, 3), TASKS, settings)  # 40% agreement
+    assert failed.diagnoser_calibration["status"] == "failed"
+    assert [item.category for item in failed.items] == [ErrorCategory.STALE_MEMORY]
+    assert failed.uncalibrated_left_out == 2
+    few = build_plan(_calibrated(2, 0), TASKS, settings)  # 2 of the 5 cases calibration needs
+    assert (few.diagnoser_calibration["status"], few.uncalibrated_left_out) == ("uncalibrated", 2)
+    let_in = settings.model_copy(update={"plan_uncalibrated_diagnoses": True})
+    assert build_plan(_calibrated(2, 3), TASKS, let_in).uncalibrated_left_out == 0
+
+
+def test_calibration_is_unknown_without_cross_checks_and_a_plan_without_llm_has_none():
+    assert diagnoser_calibration([], min_agreement=0.5, min_cases=1)["status"] == "uncalibrated"
+    engine_only = [d for d in _calibrated(3, 0) if d.method == "symbolic"]
+    plan = build_plan(engine_only, TASKS, FeedbackSettings(budget=20, complete_families=False))
+    assert plan.diagnoser_calibration is None and plan.uncalibrated_left_out == 0

@@ -118,7 +118,10 @@ def test_vllm_serves_the_fine_tuned_folder(trained):
             },
             timeout=60,
         ).json()
-    assert reply["choices"][0]["message"]["content"].strip() != ""
+    # The server generated from the folder's weights (what the tiny model says is not the test:
+    # a first token that ends the answer is an empty reply, and still a generation).
+    assert reply["usage"]["completion_tokens"] >= 1, reply
+    assert reply["choices"][0]["finish_reason"] in ("stop", "length"), reply
 
 
 def test_the_cli_trains_with_lora_and_saves_merged_plain_weights(tmp_path, tiny_model):

@@ -45,7 +45,7 @@ def _settings(config: Path, executor: ExecutorChoice | None = None, **updates: o
 
 def _render(summary: FeedbackSummary) -> None:
     # Each stage (and openai under it) loads when a command runs, not at start-up (issue 29).
-    from tomflywheel.report import error_profile_table, plan_table, usage_text
+    from tomflywheel.report import calibration_words, error_profile_table, plan_table, usage_text
 
     reasons = ", ".join(f"{k} {v}" for k, v in summary.cases.items()) or "none"
     out.print(f"bad cases: {reasons} · diagnosed now {summary.diagnosed_now}")
@@ -57,6 +57,12 @@ def _render(summary: FeedbackSummary) -> None:
             status(
                 f"{summary.plan.self_diagnoses_left_out} LLM diagnoses by the evaluated model "
                 "itself left out of the plan (feedback.plan_self_diagnoses lets them in)"
+            )
+        if summary.plan.uncalibrated_left_out:
+            status(
+                f"{summary.plan.uncalibrated_left_out} LLM diagnoses left out of the plan: "
+                f"{calibration_words(summary.plan.diagnoser_calibration)} "
+                "(feedback.plan_uncalibrated_diagnoses lets them in)"
             )
     if summary.candidates:
         made = ", ".join(f"{k} {v}" for k, v in summary.candidates.items())

@@ -25,6 +25,14 @@ class FeedbackSettings(Strict):
     plan_self_diagnoses: bool = False
     """Let LLM diagnoses made by the evaluated model itself steer the synthesis plan. Off: a
     model explaining its own mistakes is no independent finding; they are counted apart."""
+    min_diagnoser_agreement: float = Field(default=0.6, ge=0.0, le=1.0)
+    """Calibration of the LLM diagnoser: on the cross-checked cases (the engine's diagnosis
+    known), the share it must agree on for its other diagnoses to steer the plan."""
+    min_calibration_cases: int = Field(default=5, ge=1)
+    """Fewer cross-checked cases than this leave the LLM diagnoser uncalibrated."""
+    plan_uncalibrated_diagnoses: bool = False
+    """Let LLM diagnoses steer the plan when their diagnoser is uncalibrated or failed
+    calibration. Off: they are counted apart and left out of the plan."""
     budget: int = Field(default=120, ge=0)
     """Candidate samples to synthesize in all (controls included). Stories are taken whole, so
     an item whose share is smaller than one story's question family still gets that story."""

@@ -6,7 +6,7 @@ from tomflywheel.feedback._llm_diagnosis import CATEGORY_LINES, LLMDiagnosis, di
 from tomflywheel.feedback._mining import BadCase, mine_bad_cases
 from tomflywheel.feedback._naturalize import rename_agents
 from tomflywheel.feedback._plan import PlanItem, SynthesisPlan, build_plan
-from tomflywheel.feedback._profile import error_profile
+from tomflywheel.feedback._profile import diagnoser_calibration, error_profile
 from tomflywheel.feedback._roles import sample_role
 from tomflywheel.feedback._stage import FeedbackSummary, feedback_dir, run_feedback
 from tomflywheel.feedback._symbolic import symbolic_diagnosis
@@ -21,6 +21,7 @@ __all__ = [
     "SynthesisPlan",
     "build_plan",
     "chat_messages",
+    "diagnoser_calibration",
     "diagnosis_messages",
     "error_profile",
     "export_chat_jsonl",

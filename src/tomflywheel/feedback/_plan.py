@@ -28,6 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from tomflywheel._rng import stable_seed
 from tomflywheel.config import FeedbackSettings
+from tomflywheel.feedback._profile import diagnoser_calibration
 from tomflywheel.feedback._roles import Role, diagnosis_role
 from tomflywheel.schema import Diagnosis, ErrorCategory
 from tomflywheel.world import generator_for
@@ -74,6 +75,12 @@ class SynthesisPlan(BaseModel):
     self_diagnoses_left_out: int = 0
     """LLM diagnoses the evaluated model made of its own answers, not planned from
     (``feedback.plan_self_diagnoses`` off)."""
+    uncalibrated_left_out: int = 0
+    """Other LLM diagnoses not planned from: their diagnoser failed calibration or had too few
+    cross-checks (``feedback.plan_uncalibrated_diagnoses`` off)."""
+    diagnoser_calibration: dict[str, Any] | None = None
+    """The LLM diagnoser's agreement with the engine on cross-checked cases (``None``: no LLM
+    diagnosis to plan from)."""
 
 
 def _allocate(weights: Sequence[int], budget: int, minimum: int) -> list[int]:
@@ -127,7 +134,9 @@ def build_plan(
 
     Args:
         diagnoses: The diagnosed bad cases (undiagnosed ones are skipped, and so are the
-            evaluated model's diagnoses of itself unless ``settings.plan_self_diagnoses``).
+            evaluated model's diagnoses of itself unless ``settings.plan_self_diagnoses``, and
+            LLM diagnoses whose diagnoser is not calibrated against the engine's cross-checked
+            diagnoses unless ``settings.plan_uncalibrated_diagnoses``).
         tasks: Task name of each dataset label (``tomi_test`` -> ``tomi``).
         settings: Budget, minimum per weakness, controls, seed, diversity.
         case_ids: Readable bad-case ids for lineage, by (dataset, sample id, trial).
@@ -135,12 +144,26 @@ def build_plan(
             missing here get the role their question type and error imply.
     """
     cells: dict[tuple[str, str, str, str, Role], list[Diagnosis]] = defaultdict(list)
-    left_out = 0
+    left_out = uncalibrated = 0
+    from_llm = [d for d in diagnoses if d.method == "llm" and d.category is not None]
+    calibration = (
+        diagnoser_calibration(
+            diagnoses,
+            min_agreement=settings.min_diagnoser_agreement,
+            min_cases=settings.min_calibration_cases,
+        )
+        if from_llm
+        else None
+    )
+    trusted = calibration is None or calibration["status"] == "passed"
     for d in diagnoses:
         if d.category is None:
             continue
         if d.by_evaluated_model and not settings.plan_self_diagnoses:
             left_out += 1
+            continue
+        if d.method == "llm" and not trusted and not settings.plan_uncalibrated_diagnoses:
+            uncalibrated += 1
             continue
         # The order already says what a ToMi or Hi-ToM question type says for synthesis; tgtom's
         # twelve types ask different things, so they stay apart.
@@ -226,4 +249,6 @@ def build_plan(
         controls=settings.controls,
         items=items,
         self_diagnoses_left_out=left_out,
+        uncalibrated_left_out=uncalibrated,
+        diagnoser_calibration=calibration,
     )

@@ -9,6 +9,31 @@ from typing import Any
 from tomflywheel.schema import Diagnosis
 
 
+def diagnoser_calibration(
+    diagnoses: Sequence[Diagnosis], *, min_agreement: float, min_cases: int
+) -> dict[str, Any]:
+    """How far the LLM diagnoser can be trusted, from the cases the engine also diagnosed.
+
+    Returns ``n`` (cross-checked cases), ``agree``, ``rate``, ``min_agreement`` and ``status``:
+    ``passed``, ``failed`` (agrees on less than ``min_agreement``) or ``uncalibrated`` (fewer
+    than ``min_cases`` cross-checks), as for the LLM judge against certain rule verdicts.
+    """
+    checked = [d for d in diagnoses if d.cross_check is not None and d.category is not None]
+    agree = sum(d.cross_check == d.category for d in checked)
+    rate = agree / len(checked) if checked else None
+    if len(checked) < min_cases or rate is None:
+        status = "uncalibrated"
+    else:
+        status = "passed" if rate >= min_agreement else "failed"
+    return {
+        "n": len(checked),
+        "agree": agree,
+        "rate": None if rate is None else round(rate, 4),
+        "min_agreement": min_agreement,
+        "status": status,
+    }
+
+
 def error_profile(diagnoses: Sequence[Diagnosis]) -> dict[str, Any]:
     """Aggregate diagnoses; plain JSON-able data, cells sorted for stable output.
 

@@ -11,7 +11,7 @@ from tomflywheel.report._html import (
     sample_browser,
     table_html,
 )
-from tomflywheel.report._judge import calibration_text, judge_notes
+from tomflywheel.report._judge import calibration_text, calibration_words, judge_notes
 from tomflywheel.report._progress import progress_bar
 from tomflywheel.report._run_report import lift_rows, write_run_report
 from tomflywheel.report._shortcuts import admission_audit_text, shortcut_summary, shortcut_text
@@ -32,6 +32,7 @@ __all__ = [
     "admission_audit_text",
     "bar_chart",
     "calibration_text",
+    "calibration_words",
     "embed_json",
     "error_profile_table",
     "esc",

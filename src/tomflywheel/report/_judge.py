@@ -47,3 +47,16 @@ def calibration_text(metrics: dict[str, Any]) -> str | None:
         f"({calibration['agree']}/{calibration['n']} agreements with certain rule verdicts; "
         f"{calibration['inconsistent']} inconsistent replies)"
     )
+
+
+def calibration_words(calibration: dict[str, Any] | None) -> str:
+    """The LLM diagnoser's calibration against the engine, in words."""
+    if not calibration:
+        return "no LLM diagnoser to calibrate"
+    agreed = f"{calibration['agree']} of {calibration['n']} cross-checked cases"
+    if calibration["status"] == "uncalibrated":
+        return f"the diagnoser is uncalibrated ({agreed} agree with the engine; too few checks)"
+    return (
+        f"the diagnoser {calibration['status']} calibration ({agreed} agree with the engine, "
+        f"{100 * calibration['min_agreement']:.0f}% needed)"
+    )

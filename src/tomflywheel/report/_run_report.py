@@ -20,6 +20,7 @@ from tomflywheel.report._html import (
     sample_browser,
     table_html,
 )
+from tomflywheel.report._judge import calibration_words
 from tomflywheel.report._shortcuts import audit_section
 from tomflywheel.schema import Sample
 
@@ -207,6 +208,11 @@ def _plan_tables(rounds: Sequence[dict[str, Any]]) -> str:
         ]
         left_out = plan.get("self_diagnoses_left_out") or 0
         note = f" ({left_out} diagnoses by the evaluated model itself left out)" if left_out else ""
+        if plan.get("uncalibrated_left_out"):
+            note += (
+                f" ({plan['uncalibrated_left_out']} LLM diagnoses left out: "
+                f"{calibration_words(plan.get('diagnoser_calibration'))})"
+            )
         parts.append(
             f"<h4>Round {summary['round']}: synthesis plan {esc(plan['plan_id'])}, budget "
             f"{plan['budget']}{esc(note)}</h4>"
