@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from tomflywheel._io import atomic_write_text
-from tomflywheel.errors import UserInputError
+from tomflywheel._io import atomic_write_text, require_writable
+from tomflywheel.errors import PathError, UserInputError
 from tomflywheel.schema import Sample, read_samples
 
 ExportFormat = Literal["hf", "parquet"]
@@ -59,14 +59,17 @@ def export_dataset(source: Path, *, fmt: ExportFormat, to: Path) -> ExportSummar
     temporary place beside ``to`` and moved into place.
 
     Raises:
-        UserInputError: ``source`` is missing, or ``to`` is a non-empty folder (``hf``).
+        UserInputError: ``source`` is missing; ``to`` is a file, cannot be made, or is a
+            non-empty folder (``hf``).
         DataError: A line of ``source`` is malformed (file, line and field named).
     """
     source = Path(source)
     if not source.is_file():
         raise UserInputError(f"{source}: no such dataset file")
+    to = require_writable(to)
+    if to.exists() and not to.is_dir():
+        raise PathError(to, None, None, "not a folder (expected the folder to export into)")
     rows = [export_row(sample) for sample in read_samples(source)]
-    to = Path(to)
     if fmt == "hf" and to.exists() and any(to.iterdir()):
         raise UserInputError(f"{to}: not empty; choose a new or empty folder for the dataset")
     to.parent.mkdir(parents=True, exist_ok=True)
