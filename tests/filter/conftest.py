@@ -73,3 +73,24 @@ def write_jsonl(path: Path, rows: list[Sample | dict[str, Any] | str]) -> Path:
 @pytest.fixture
 def dedup() -> DedupSettings:
     return DedupSettings()
+
+
+def engine_duplicate_and_free_form() -> tuple[list[Sample], list[Sample]]:
+    """(the engine samples of one ToMi story, those plus a duplicate and a free-form sample)."""
+    good = tomi_samples(1)
+    return good, [*good, good[0].model_copy(update={"id": "copy"}), sample(sample_id="free")]
+
+
+def filter_no_llm(tmp_path: Path, rows: list[Sample]) -> tuple[Any, Path]:
+    """``tomflywheel filter --no-llm --name first`` on ``rows``: (typer's result, train folder)."""
+    from typer.testing import CliRunner
+
+    from tomflywheel.cli import app
+
+    config = tmp_path / "config.yaml"
+    config.write_text("server: embedded\n", encoding="utf-8")
+    source = write_jsonl(tmp_path / "cands.jsonl", rows)
+    train = tmp_path / "train"
+    args = ["filter", "--input", str(source), "--config", str(config), "--no-llm"]
+    args += ["--name", "first", "--train-dir", str(train), "--eval-dir", str(tmp_path / "none")]
+    return CliRunner().invoke(app, args, env={"COLUMNS": "160"}), train

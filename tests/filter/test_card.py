@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from tests.filter.conftest import sample, tomi_samples, write_jsonl
+from tests.filter.conftest import engine_duplicate_and_free_form, filter_no_llm
 from typer.testing import CliRunner
 
 from tomflywheel.cli import app
@@ -20,15 +20,7 @@ runner = CliRunner()
 @pytest.fixture
 def train_dir(tmp_path: Path) -> Path:
     """A training set the filter admitted: 6 ToMi engine samples, a duplicate, a free-form one."""
-    config = tmp_path / "config.yaml"
-    config.write_text("server: embedded\n", encoding="utf-8")
-    good = tomi_samples(1)
-    rows = [*good, good[0].model_copy(update={"id": "copy"}), sample(sample_id="free")]
-    source = write_jsonl(tmp_path / "cands.jsonl", rows)
-    train = tmp_path / "train"
-    args = ["filter", "--input", str(source), "--config", str(config), "--no-llm"]
-    args += ["--name", "first", "--train-dir", str(train), "--eval-dir", str(tmp_path / "none")]
-    result = runner.invoke(app, args, env={"COLUMNS": "160"})
+    result, train = filter_no_llm(tmp_path, engine_duplicate_and_free_form()[1])
     assert result.exit_code == 0, result.output
     return train
 

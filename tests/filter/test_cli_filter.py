@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import json
 
-from tests.filter.conftest import sample, tomi_samples, write_jsonl
+from tests.filter.conftest import (
+    engine_duplicate_and_free_form,
+    filter_no_llm,
+    sample,
+    write_jsonl,
+)
 from tests.filter.test_balance import skewed
 from typer.testing import CliRunner
 
@@ -15,15 +20,8 @@ runner = CliRunner()
 
 
 def test_filter_no_llm_prints_the_table_and_writes_the_files(tmp_path):
-    config = tmp_path / "config.yaml"
-    config.write_text("server: embedded\n", encoding="utf-8")
-    good = tomi_samples(1)
-    rows = [*good, good[0].model_copy(update={"id": "copy"}), sample(sample_id="free")]
-    source = write_jsonl(tmp_path / "cands.jsonl", rows)
-    train = tmp_path / "train"
-    args = ["filter", "--input", str(source), "--config", str(config), "--no-llm"]
-    args += ["--name", "first", "--train-dir", str(train), "--eval-dir", str(tmp_path / "none")]
-    result = runner.invoke(app, args, env={"COLUMNS": "160"})
+    good, rows = engine_duplicate_and_free_form()
+    result, train = filter_no_llm(tmp_path, rows)
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
     row = next(line for line in lines if "exact_duplicate" in line and "│" in line)

@@ -9,6 +9,12 @@ from typing import Any
 from tomflywheel.schema import Diagnosis
 
 
+def _cross_checks(diagnoses: Sequence[Diagnosis]) -> tuple[int, int]:
+    """(cases the LLM cross-checked, cases where it agreed with the engine)."""
+    checked = [d for d in diagnoses if d.cross_check is not None and d.category is not None]
+    return len(checked), sum(d.cross_check == d.category for d in checked)
+
+
 def diagnoser_calibration(
     diagnoses: Sequence[Diagnosis], *, min_agreement: float, min_cases: int
 ) -> dict[str, Any]:
@@ -18,15 +24,14 @@ def diagnoser_calibration(
     ``passed``, ``failed`` (agrees on less than ``min_agreement``) or ``uncalibrated`` (fewer
     than ``min_cases`` cross-checks), as for the LLM judge against certain rule verdicts.
     """
-    checked = [d for d in diagnoses if d.cross_check is not None and d.category is not None]
-    agree = sum(d.cross_check == d.category for d in checked)
-    rate = agree / len(checked) if checked else None
-    if len(checked) < min_cases or rate is None:
+    n, agree = _cross_checks(diagnoses)
+    rate = agree / n if n else None
+    if n < min_cases or rate is None:
         status = "uncalibrated"
     else:
         status = "passed" if rate >= min_agreement else "failed"
     return {
-        "n": len(checked),
+        "n": n,
         "agree": agree,
         "rate": None if rate is None else round(rate, 4),
         "min_agreement": min_agreement,
@@ -51,8 +56,7 @@ def error_profile(diagnoses: Sequence[Diagnosis]) -> dict[str, Any]:
         key = (d.dataset, d.question_type or "–", "–" if d.order is None else str(d.order))
         name = d.category.value if d.category else "undiagnosed"
         cells[key][f"{name} (self)" if d.by_evaluated_model else name] += 1
-    checked = [d for d in diagnoses if d.cross_check is not None and d.category is not None]
-    agree = sum(d.cross_check == d.category for d in checked)
+    checked, agree = _cross_checks(diagnoses)
     return {
         "total": len(diagnoses),
         "diagnosed": sum(d.category is not None for d in diagnoses),
@@ -81,8 +85,6 @@ def error_profile(diagnoses: Sequence[Diagnosis]) -> dict[str, Any]:
             for (dataset, question_type, order), counts in sorted(cells.items())
         ],
         "llm_agreement": (
-            {"n": len(checked), "agree": agree, "rate": round(agree / len(checked), 4)}
-            if checked
-            else None
+            {"n": checked, "agree": agree, "rate": round(agree / checked, 4)} if checked else None
         ),
     }

@@ -172,11 +172,13 @@ def _provenance(samples: Sequence[Sample]) -> list[str]:
     return lines
 
 
+def _seeding_cases(samples: Sequence[Sample]) -> set[str]:
+    """The distinct bad cases (``<evaluation set>/<sample id>``) the samples were made for."""
+    return {case for s in samples for case in (s.meta.get("lineage") or {}).get("bad_case_ids", [])}
+
+
 def _lineage(summary: Mapping[str, Any], samples: Sequence[Sample]) -> list[str]:
-    cases = {
-        case for s in samples for case in (s.meta.get("lineage") or {}).get("bad_case_ids", [])
-    }
-    seeds = Counter(case.partition("/")[0] for case in cases)
+    seeds = Counter(case.partition("/")[0] for case in _seeding_cases(samples))
     lines = []
     if summary.get("diagnosis"):
         lines.append(f"diagnoses targeted: {_counts(Counter(summary['diagnosis']))}")
@@ -246,11 +248,7 @@ def _source_of(dataset: str) -> str | None:
 
 def _licenses(samples: Sequence[Sample]) -> list[str]:
     datasets = Counter(str(s.meta.get("dataset", "?")) for s in samples)
-    seeds = {
-        case.partition("/")[0]
-        for s in samples
-        for case in (s.meta.get("lineage") or {}).get("bad_case_ids", [])
-    }
+    seeds = {case.partition("/")[0] for case in _seeding_cases(samples)}
     lines = []
     generated = sum(n for d, n in datasets.items() if d.endswith("_synth"))
     if generated:
