@@ -1,15 +1,21 @@
-"""Fine-tuning throughput: TRL's SFTTrainer path vs the hand-written loop it replaced.
+"""Fine-tuning throughput: the trainer against a plain PyTorch loop on the same batches.
 
 Same admitted samples, same base model (the bundled SmolLM2-135M), same steps, batch, seeded
-order and learning rate; each arm runs in its own process (so peak RSS is its own), arms
-alternate order (old, new, new, old). Prints tokens/s (non-padding tokens through the forward
-pass / training seconds, loading and saving excluded), peak RSS, both loss curves, and the ratio
-new / old (goal >= 1.0). Two sizes: ToMi-like samples (~110 tokens) and Hi-ToM-like (~600).
+order and learning rate; each arm runs in its own process (so peak RSS is its own) and the arms
+run twice, in mirrored order. Arms:
 
-    python bench/train_throughput.py                      # both sizes, 4 steps of batch 4
-    python bench/train_throughput.py --steps 8 --batch-size 8 --sizes tomi
+- ``loop``: the hand-written loop the trainer replaced (full logits, frozen below as ``OLD LOOP``);
+- ``trl-fused``: TRL's ``SFTTrainer`` with its own loss, the fused LM head, which on a CPU
+  scores every position (its compact path needs Triton);
+- ``trainer``: the project's trainer, which projects only the positions that carry loss.
 
-The old loop is frozen below (``OLD LOOP``) as it was before the move; it lives only here.
+Prints tokens/s (non-padding tokens through the forward pass / training seconds, loading and
+saving excluded), the padding share, peak RSS, the loss curves, and each arm's ratio to the loop
+(goal >= 1.0); writes ``bench/results/train_throughput.txt`` with the command and commit. Two
+sizes: ToMi-like samples (~110 tokens) and Hi-ToM-like (~600).
+
+    python bench/train_throughput.py                      # both sizes, 8 steps of batch 8
+    python bench/train_throughput.py --steps 4 --batch-size 4 --sizes tomi --out /tmp/t.txt
 """
 
 from __future__ import annotations
@@ -24,13 +30,16 @@ import tempfile
 import time
 from pathlib import Path
 
-from tomflywheel._io import write_jsonl_atomic
+from provenance import command, commit
+from tomflywheel._io import atomic_write_text, write_jsonl_atomic
 from tomflywheel._rng import rng_for, stable_seed
 from tomflywheel.config import EvalSettings, TrainSettings
 from tomflywheel.llm import ensure_default_model
 from tomflywheel.schema import Answer, Sample, read_samples
 from tomflywheel.train import IGNORE_INDEX, batch_order, build_examples
 
+ARMS = ("loop", "trl-fused", "trainer")
+ROOT = Path(__file__).resolve().parents[1]
 AGENTS = ["Sally", "Anne", "Jack", "Mia", "Noah", "Liam", "Emma", "Olivia"]
 OBJECTS = ["ball", "apple", "key", "book", "hat", "cup"]
 PLACES = ["basket", "box", "drawer", "cupboard", "bag", "suitcase"]
@@ -156,13 +165,25 @@ def worker(arm: str, data: Path, base: Path, settings: TrainSettings) -> dict:
         len(examples), batch_size=settings.batch_size, n_batches=settings.steps, seed=settings.seed
     )
     tokens, _ = token_counts(examples, order)
+    padded = sum(
+        len(batch) * max(len(examples[i].input_ids) for i in batch) for batch in order.batches
+    )
     torch.manual_seed(stable_seed("train-torch", settings.seed) % 2**32)
     model = load_model(base)
-    if arm == "old":
+    if arm == "loop":
         started = time.perf_counter()
         losses = old_train_loop(model, examples, settings, int(tokenizer.pad_token_id))
         seconds = time.perf_counter() - started
     else:
+        if arm == "trl-fused":
+            import tomflywheel.train._trainer as trainer_module
+
+            def trl_fused_loss(model, inputs, num_items_in_batch):
+                # TRL's own loss path: the fused head over every position.
+                fused = model(**inputs, fused_lm_head=True, num_items_in_batch=num_items_in_batch)
+                return fused.loss
+
+            trainer_module.target_token_loss = trl_fused_loss
         with tempfile.TemporaryDirectory() as tmp:
             trainer = build_trainer(
                 model, tokenizer, examples, order, settings=settings,
@@ -174,17 +195,18 @@ def worker(arm: str, data: Path, base: Path, settings: TrainSettings) -> dict:
             seconds = time.perf_counter() - started
             losses = [e["loss"] for e in trainer.state.log_history if "loss" in e]
     peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return {"arm": arm, "tokens": tokens, "seconds": seconds, "losses": losses,
-            "peak_rss_mib": peak_kib / 1024}  # fmt: skip
+    return {"arm": arm, "tokens": tokens, "padded": padded, "seconds": seconds,
+            "losses": losses, "peak_rss_mib": peak_kib / 1024}  # fmt: skip
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--steps", type=int, default=4)
-    parser.add_argument("--batch-size", type=int, default=4)
+    parser.add_argument("--steps", type=int, default=8)
+    parser.add_argument("--batch-size", type=int, default=8)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--sizes", default="tomi,hitom")
-    parser.add_argument("--worker", choices=["old", "new"], help=argparse.SUPPRESS)
+    parser.add_argument("--out", type=Path, default=ROOT / "bench/results/train_throughput.txt")
+    parser.add_argument("--worker", choices=ARMS, help=argparse.SUPPRESS)
     parser.add_argument("--data", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     settings = TrainSettings(
@@ -195,13 +217,20 @@ def main() -> None:
     if args.worker:
         print(json.dumps(worker(args.worker, args.data, base, settings)))
         return
+    lines = [
+        "fine-tuning throughput: plain loop vs TRL's fused head vs the project's trainer",
+        f"command: {command()}",
+        f"commit: {commit()}",
+        f"steps {args.steps}, batch {args.batch_size}, threads {args.threads}; "
+        "arms run in mirrored order, each in its own process",
+    ]
     with tempfile.TemporaryDirectory() as tmp:
         for size in args.sizes.split(","):
             data = Path(tmp) / f"{size}.jsonl"
             n = max(16, args.steps * args.batch_size)
             write_jsonl_atomic(data, samples(n, filler=0 if size == "tomi" else 40))
             runs = []
-            for arm in ("old", "new", "new", "old"):
+            for arm in (*ARMS, *reversed(ARMS)):
                 done = subprocess.run(
                     [sys.executable, __file__, "--worker", arm, "--data", str(data),
                      "--steps", str(args.steps), "--batch-size", str(args.batch_size),
@@ -209,23 +238,30 @@ def main() -> None:
                     capture_output=True, text=True, check=True,
                 )  # fmt: skip
                 runs.append(json.loads(done.stdout.strip().splitlines()[-1]))
-            report(size, runs, args)
+            lines += report(size, runs)
+            print("\n".join(lines[-len(runs) - 1 :]), flush=True)
+    atomic_write_text(args.out, "\n".join(lines) + "\n")
+    print(f"wrote {args.out}")
 
 
-def report(size: str, runs: list[dict], args: argparse.Namespace) -> None:
-    rates = {"old": [], "new": []}
+def report(size: str, runs: list[dict]) -> list[str]:
+    """One line per run, then each arm's mean tokens/s and its ratio to the plain loop."""
+    lines = []
+    rates: dict[str, list[float]] = {arm: [] for arm in ARMS}
     for run in runs:
         rates[run["arm"]].append(run["tokens"] / run["seconds"])
-        print(
-            f"{size:6} {run['arm']:3}  {run['tokens'] / run['seconds']:8.1f} tok/s  "
-            f"{run['seconds']:6.1f} s  peak RSS {run['peak_rss_mib']:7.0f} MiB  losses "
+        lines.append(
+            f"{size:6} {run['arm']:9}  {run['tokens'] / run['seconds']:8.1f} tok/s  "
+            f"{run['seconds']:6.1f} s  padding {1 - run['tokens'] / run['padded']:4.0%}  "
+            f"peak RSS {run['peak_rss_mib']:6.0f} MiB  losses "
             + " ".join(f"{loss:.4f}" for loss in run["losses"])
         )
-    old, new = (sum(rates[a]) / len(rates[a]) for a in ("old", "new"))
-    print(
-        f"{size:6} steps {args.steps} batch {args.batch_size} threads {args.threads}: "
-        f"old {old:.1f} tok/s, new {new:.1f} tok/s, ratio new/old {new / old:.2f}"
+    mean = {arm: sum(values) / len(values) for arm, values in rates.items()}
+    lines.append(
+        f"{size:6} mean tok/s "
+        + ", ".join(f"{a} {mean[a]:.1f} (x{mean[a] / mean['loop']:.2f} of loop)" for a in ARMS)
     )
+    return lines
 
 
 if __name__ == "__main__":

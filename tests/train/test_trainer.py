@@ -112,6 +112,39 @@ def test_the_trainers_loss_on_a_batch_is_the_hand_written_loops(setup):
     assert float(ours) == pytest.approx(float(theirs), rel=1e-5)
 
 
+def test_the_head_only_where_loss_is_gives_the_hand_written_loops_gradients(setup):
+    # The trainer projects only the target positions through the LM head: the gradients must be
+    # those of the full-logits loss, the tied embedding included.
+    tokenizer, data, trainer = setup
+    first = batch_order(len(data.examples), batch_size=4, n_batches=1, seed=SETTINGS.seed)[0]
+    reference = reference_collate([data.examples[i] for i in first], tokenizer.pad_token_id)
+    batch = next(iter(trainer.get_train_dataloader()))
+    model = trainer.model
+
+    def gradients(loss_of) -> dict[str, torch.Tensor]:
+        model.zero_grad()
+        loss_of().backward()
+        grads = {name: p.grad.clone() for name, p in model.named_parameters() if p.grad is not None}
+        model.zero_grad()
+        return grads
+
+    ours = gradients(lambda: trainer.compute_loss(model, dict(batch)))
+    theirs = gradients(lambda: reference_loss(model, reference))
+    assert ours.keys() == theirs.keys() and len(ours) > 10
+    for name, grad in theirs.items():
+        torch.testing.assert_close(ours[name], grad, rtol=1e-4, atol=1e-6, msg=name)
+
+
+def test_a_batch_without_targets_has_zero_loss_and_still_backpropagates(setup):
+    trainer = setup[2]
+    batch = dict(next(iter(trainer.get_train_dataloader())))
+    batch["labels"] = torch.full_like(batch["labels"], IGNORE_INDEX)
+    loss = trainer.compute_loss(trainer.model, batch)
+    loss.backward()
+    trainer.model.zero_grad()
+    assert float(loss.detach()) == 0.0
+
+
 def test_step_records_come_in_step_order_without_the_summary():
     history = [
         {"loss": 2.0, "learning_rate": 1e-4, "step": 2},

@@ -138,10 +138,25 @@ def build_trainer(
     from trl import SFTTrainer  # imports datasets and TRL's extras: only when a run starts
 
     class SeededSFTTrainer(SFTTrainer):
-        """``SFTTrainer`` that draws examples in the project's seeded order."""
+        """``SFTTrainer`` over the seeded order, with the LM head only where loss is."""
 
         def _get_train_sampler(self, train_dataset: Any = None) -> SeededOrder:
             return order
+
+        def compute_loss(
+            self,
+            model: Any,
+            inputs: dict[str, Any],
+            return_outputs: bool = False,
+            num_items_in_batch: Any = None,
+        ) -> Any:
+            if return_outputs:
+                return super().compute_loss(model, inputs, True, num_items_in_batch)
+            loss = target_token_loss(model, inputs, num_items_in_batch)
+            # As transformers' Trainer: the token count spans every process and DDP averages.
+            if self.args.average_tokens_across_devices and num_items_in_batch is not None:
+                loss = loss * self.accelerator.num_processes
+            return loss
 
     trainer = SeededSFTTrainer(
         model=model,
@@ -153,6 +168,27 @@ def build_trainer(
     )
     trainer.remove_callback(PrinterCallback)  # the caller draws progress; no dicts on stdout
     return trainer
+
+
+def target_token_loss(model: Any, inputs: dict[str, Any], num_items_in_batch: Any) -> Any:
+    """Summed cross-entropy of the tokens that carry loss, over their count (or the step's).
+
+    Only the sequence positions that predict a target in some row go through the LM head
+    (``logits_to_keep``). A training sample's reply is a few tokens after a long story, and
+    on a CPU TRL's fused head scores every position (its compact path needs Triton), so the
+    head's projection and softmax over the 49k-token vocabulary were mostly spent on prompt
+    tokens. Same loss and gradients, to float rounding.
+    """
+    labels = inputs["labels"]
+    predicts = (labels[:, 1:] != IGNORE_INDEX).any(dim=0).nonzero().squeeze(-1)
+    forward = {key: value for key, value in inputs.items() if key != "labels"}
+    logits = model(**forward, logits_to_keep=predicts, use_cache=False).logits
+    targets = labels[:, predicts + 1]
+    summed = torch.nn.functional.cross_entropy(
+        logits.flatten(0, 1).float(), targets.flatten(), ignore_index=IGNORE_INDEX, reduction="sum"
+    )
+    count = (targets != IGNORE_INDEX).sum() if num_items_in_batch is None else num_items_in_batch
+    return summed / torch.as_tensor(count, device=summed.device).clamp(min=1)
 
 
 class _Progress(TrainerCallback):
