@@ -122,7 +122,7 @@ def test_an_unreadable_story_is_skipped_with_why_and_left_to_the_llm_checks():
 def test_the_engine_label_makes_the_judge_unnecessary():
     _, read = check(tomi_item(REALITY, "blue_crate", "reality"))
     solve = CHECKS.get("solve_agreement")
-    assert not solve.applies(read)
+    assert not solve.applies(read, context())
     assert solve(read, context(use_llm=False)).reason == "not_applicable"
 
 

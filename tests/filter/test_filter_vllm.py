@@ -136,3 +136,45 @@ def test_free_form_labels_are_solved_k_times_and_rubric_scored(llm_settings, tmp
     assert verdict.reasons == [r.reason for r in verdict.attempts[0].checks if r.failed]
     # 3 solving trials and 1 rubric call (the rubric may re-ask after an invalid reply).
     assert 4 <= summary.usage["requests_sent"] <= 4 + 2
+
+
+def test_a_judge_left_labels_is_calibrated_on_engine_verified_samples(llm_settings, tmp_path):
+    story = (
+        "Mia entered the den.\nLeo entered the den.\nThe pear is in the red_box.\n"
+        "Leo exited the den.\nMia moved the pear to the blue_crate."
+    )
+    readable = [
+        sample(story=story, question="Where is the pear really?", correct=["blue_crate"],
+               wrong=["red_box"], sample_id=f"t{i}")
+        for i in range(3)
+    ]  # fmt: skip
+    prose = sample(story="Ava juggled three balls.", question="How many balls?", correct=["3"])
+    source = write_jsonl(tmp_path / "mixed.jsonl", [*readable, prose])
+    summary = run_filter(
+        Settings(server="external", llm=llm_settings, judge={"llm": llm_settings}),
+        input_path=source,
+        filter_settings=FilterSettings(
+            **{**SMALL, "solve": {"k": 3, "max_tokens": 8, "calibration_items": 2,
+                                  "min_calibration_cases": 1}},
+            disabled_checks=["rubric"], repair={"attempts": 0},
+        ),
+        train_dir=tmp_path / "train",
+        eval_dir=tmp_path / "no-eval-sets",
+    )  # fmt: skip
+    by_id = {v.sample_id: result_of(v, 0, "judge_calibration") for v in summary.verdicts}
+    asked = {i for i, r in by_id.items() if r.reason != "not_applicable"}
+    assert len(asked) == 2 and asked < {"t0", "t1", "t2"}
+    for sample_id in asked:
+        assert by_id[sample_id].status is CheckStatus.PASSED
+        assert re.match(r"^judge (agrees|disagrees|unanswered)", by_id[sample_id].detail)
+    # 3 trials for each cross-check and for the one label only the judge can verify.
+    assert summary.usage["requests_sent"] >= 9
+    calibration = summary.judge_calibration
+    manifest = json.loads(summary.manifest_path.read_text())
+    if calibration is None:  # every cross-check went unanswered
+        assert manifest["judge_calibration"] is None
+        return
+    assert manifest["judge_calibration"] == calibration.as_dict()
+    [row] = [row for row in summary.labels if row.dataset == "?"]
+    if calibration.status == "failed":
+        assert row.counts["llm_confirmed"] == 0

@@ -26,6 +26,7 @@ def test_checks_run_record_then_set_then_llm():
         "contamination",
         "naturalization",
         "solve_agreement",
+        "judge_calibration",
         "rubric",
     ]
 

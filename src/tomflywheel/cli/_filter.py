@@ -108,6 +108,12 @@ def print_filter_summary(summary: FilterSummary) -> None:
             f"the LLM judge is the evaluated model ({summary.judge}): labels only it agrees "
             "with are counted as unverified (set judge.llm for an independent judge)"
         )
+    calibration = summary.judge_calibration
+    if calibration is not None:
+        words = calibration.words()
+        if calibration.untrusted:
+            words += "; labels only it confirmed are counted as unverified"
+        status(escape(words))
     if summary.already_decided or summary.already_admitted:
         status(
             f"skipped {summary.already_decided:,} decided by an earlier run and "

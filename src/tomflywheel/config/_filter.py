@@ -89,6 +89,15 @@ class SolveSettings(_Strict):
     """Sampling temperature of the trials (each trial has its own stable seed)."""
     max_tokens: int = Field(default=32, ge=1)
     """Longest answer per trial."""
+    calibration_items: int = Field(default=30, ge=0)
+    """When the judge must verify labels the engine cannot read, it also solves up to this many
+    samples whose label the engine verified (a seeded choice by id), to measure how often its
+    majority agrees with the engine; 0: no calibration."""
+    min_calibration_accuracy: float = Field(default=0.8, ge=0.0, le=1.0)
+    """Below this agreement with the engine the judge fails its calibration: labels only it
+    confirmed are counted as unverified."""
+    min_calibration_cases: int = Field(default=5, ge=1)
+    """Fewer calibration samples than this leave the judge uncalibrated (said, not failed)."""
 
 
 class LabelSettings(_Strict):

@@ -85,7 +85,7 @@ class Decider:
         return frozenset(
             c.asks
             for c in ordered_checks("llm")
-            if c.asks is not None and c.name not in disabled and c.applies(candidate)
+            if c.asks is not None and c.name not in disabled and c.applies(candidate, self.context)
         )
 
     def wants_llm(self, versions: list[tuple[Candidate, list[CheckResult]]]) -> bool:

@@ -13,26 +13,34 @@ from pathlib import Path
 from typing import Any
 
 from tomflywheel.cluster import ray_session
-from tomflywheel.config import FilterSettings, LLMSettings, Settings
+from tomflywheel.config import FilterSettings, LLMSettings, Settings, SolveSettings
 from tomflywheel.errors import DataError, UserInputError
 from tomflywheel.filter._pipeline import Decider, OrderedSink, decide_all, is_fatal
 from tomflywheel.filter._static_ray import static_on_ray
 from tomflywheel.filter.admit import (
     BalanceOutcome,
     CheckCount,
+    JudgeCalibration,
     LabelRow,
     StoreState,
     TrainStore,
     audit_only,
     balance,
     check_counts,
+    judge_calibration,
     label_rows,
     reason_counts,
     reasons_by_check,
     repair_attempted,
     write_manifest,
 )
-from tomflywheel.filter.checks import CHECKS, CheckContext, answer_profile, read_engine_labels
+from tomflywheel.filter.checks import (
+    CHECKS,
+    CheckContext,
+    answer_profile,
+    calibration_choice,
+    read_engine_labels,
+)
 from tomflywheel.filter.dedup import ContaminationIndex, DuplicateIndex, eval_files
 from tomflywheel.filter.llm import LLMWork
 from tomflywheel.filter.records import Candidate, Evidence, candidate_of, read_candidates
@@ -81,6 +89,13 @@ class FilterSummary:
     """The model that answers the LLM checks."""
     judge_is_evaluated: bool = False
     """The judge is the evaluated model: labels only it agrees with count as unverified."""
+    solve: SolveSettings = field(default_factory=SolveSettings)
+    """The judge's trials and calibration thresholds."""
+
+    @property
+    def judge_calibration(self) -> JudgeCalibration | None:
+        """The judge's agreement with the engine this run (None: no cross-check asked)."""
+        return judge_calibration(self.verdicts, self.solve)
 
     @property
     def complements(self) -> int:
@@ -100,7 +115,12 @@ class FilterSummary:
     @property
     def labels(self) -> list[LabelRow]:
         """Per dataset: labels verified, repaired, dropped, LLM-confirmed, unverified, and why."""
-        return label_rows(self.verdicts, judge_is_evaluated=self.judge_is_evaluated)
+        calibration = self.judge_calibration
+        return label_rows(
+            self.verdicts,
+            judge_is_evaluated=self.judge_is_evaluated,
+            untrusted_judge=calibration.untrusted if calibration is not None else "",
+        )
 
     @property
     def accepted(self) -> int:
@@ -267,6 +287,7 @@ def run_filter(
             manifest_path=store.manifest_path,
             config_hash=chash,
             used_llm=use_llm,
+            solve=fs.solve,
         )
         candidates = list(read_candidates(input_path))
         if not candidates and not allow_empty:
@@ -277,7 +298,12 @@ def run_filter(
         state = store.load()
         context = _context(fs, use_llm, candidates, state, store, eval_dir, summary, on_status)
         context = replace(
-            context, judge=summary.judge, judge_is_evaluated=summary.judge_is_evaluated
+            context,
+            judge=summary.judge,
+            judge_is_evaluated=summary.judge_is_evaluated,
+            calibration_ids=calibration_choice(candidates, fs.solve.calibration_items)
+            if use_llm and not summary.judge_is_evaluated
+            else frozenset(),
         )
         decider = Decider(context, repairs, chash, str(input_path))
         statics = _static_results(settings, candidates, decider)

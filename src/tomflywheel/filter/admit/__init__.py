@@ -11,6 +11,7 @@ May import: ``records``, ``dedup``, ``checks``, ``llm`` (the order is in
 
 from tomflywheel.filter.admit._admit import StoreState, TrainStore, admitted_sample
 from tomflywheel.filter.admit._balance import BalanceOutcome, audit_only, balance
+from tomflywheel.filter.admit._judge_calibration import JudgeCalibration, judge_calibration
 from tomflywheel.filter.admit._label_table import STATUSES, LabelRow, label_rows, label_status
 from tomflywheel.filter.admit._manifest import (
     CheckCount,
@@ -25,6 +26,7 @@ __all__ = [
     "STATUSES",
     "BalanceOutcome",
     "CheckCount",
+    "JudgeCalibration",
     "LabelRow",
     "StoreState",
     "TrainStore",
@@ -32,6 +34,7 @@ __all__ = [
     "audit_only",
     "balance",
     "check_counts",
+    "judge_calibration",
     "label_rows",
     "label_status",
     "reason_counts",

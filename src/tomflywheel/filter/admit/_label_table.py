@@ -58,13 +58,15 @@ def _first(verdict: QualityVerdict) -> dict[str, CheckResult]:
 
 
 def label_status(
-    verdict: QualityVerdict, *, judge_is_evaluated: bool = False
+    verdict: QualityVerdict, *, judge_is_evaluated: bool = False, untrusted_judge: str = ""
 ) -> tuple[LabelStatus, str]:
     """A verdict's label status and why, in a few words.
 
     Args:
         verdict: The candidate's last verdict.
         judge_is_evaluated: The judge model is the evaluated one: its agreement verifies nothing.
+        untrusted_judge: Why the judge's agreement verifies nothing (it failed its calibration);
+            "" when it may be trusted.
     """
     checks = _first(verdict)
     engine = checks.get("engine_label")
@@ -87,6 +89,8 @@ def label_status(
     if solve is not None and solve.status is CheckStatus.PASSED:
         if judge_is_evaluated or "(the evaluated model)" in solve.detail:
             return "unverified", "judged only by the evaluated model"
+        if untrusted_judge:
+            return "unverified", untrusted_judge
         return "llm_confirmed", "judge majority agrees"
     if solve is not None and solve.failed and solve.reason == "label_unconfirmed":
         return "dropped", "label_unconfirmed (judge majority disagrees)"
@@ -129,7 +133,10 @@ class LabelRow:
 
 
 def label_rows(
-    verdicts: Iterable[QualityVerdict], *, judge_is_evaluated: bool = False
+    verdicts: Iterable[QualityVerdict],
+    *,
+    judge_is_evaluated: bool = False,
+    untrusted_judge: str = "",
 ) -> list[LabelRow]:
     """The per-dataset table of label statuses, datasets by name (valid samples only)."""
     rows: dict[str, LabelRow] = {}
@@ -139,7 +146,9 @@ def label_rows(
             continue
         name = dataset_of(verdict)
         row = rows.setdefault(name, LabelRow(name))
-        status, why = label_status(verdict, judge_is_evaluated=judge_is_evaluated)
+        status, why = label_status(
+            verdict, judge_is_evaluated=judge_is_evaluated, untrusted_judge=untrusted_judge
+        )
         row.candidates += 1
         row.admitted += verdict.decision is QualityDecision.ACCEPTED
         row.counts[status] += 1

@@ -14,6 +14,7 @@ from typing import Any
 
 from tomflywheel._io import atomic_write_json, read_jsonl
 from tomflywheel.filter.admit._card import write_card
+from tomflywheel.filter.admit._judge_calibration import judge_calibration
 from tomflywheel.filter.admit._label_table import label_rows
 from tomflywheel.filter.checks import ordered_checks
 from tomflywheel.schema import CheckStatus, QualityDecision, QualityVerdict
@@ -152,6 +153,8 @@ def manifest_entry(name: str, verdicts: list[QualityVerdict]) -> dict[str, Any]:
     attempted = sum(repair_attempted(v) for v in verdicts)
     repaired = sum(v.repaired for v in verdicts)
     checks = check_counts(verdicts)
+    calibration = judge_calibration(verdicts)
+    untrusted = calibration.untrusted if calibration is not None else ""
     return {
         "admitted_file": f"{name}.jsonl",
         "rejected_file": f"rejected/{name}.jsonl",
@@ -167,7 +170,10 @@ def manifest_entry(name: str, verdicts: list[QualityVerdict]) -> dict[str, Any]:
         },
         "reasons": reason_counts(verdicts),
         "reasons_by_check": reasons_by_check(verdicts),
-        "labels": {row.dataset: row.as_dict() for row in label_rows(verdicts)},
+        "labels": {
+            row.dataset: row.as_dict() for row in label_rows(verdicts, untrusted_judge=untrusted)
+        },
+        "judge_calibration": calibration.as_dict() if calibration is not None else None,
         "repair": {
             "attempted": attempted,
             "succeeded": repaired,

@@ -25,6 +25,11 @@ from tomflywheel.filter.checks._engine_label import (
     read_engine_labels,
     relabelled,
 )
+from tomflywheel.filter.checks._label import (
+    CALIBRATION_AGREES,
+    CALIBRATION_DISAGREES,
+    calibration_choice,
+)
 from tomflywheel.filter.checks._registry import (
     CHECKS,
     PHASES,
@@ -44,6 +49,8 @@ from tomflywheel.filter.checks._registry import (
 from tomflywheel.filter.checks._verify import extraction_messages
 
 __all__ = [
+    "CALIBRATION_AGREES",
+    "CALIBRATION_DISAGREES",
     "CHECKS",
     "PHASES",
     "REASONS",
@@ -55,6 +62,7 @@ __all__ = [
     "Reason",
     "SkipReason",
     "answer_profile",
+    "calibration_choice",
     "check",
     "extraction_messages",
     "failed",

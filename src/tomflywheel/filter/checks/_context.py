@@ -28,6 +28,8 @@ class CheckContext:
         judge: The model that answers the LLM checks ("" when unknown).
         judge_is_evaluated: Whether the judge is the model under evaluation (no separate
             ``judge.llm``): its agreement with a label verifies nothing.
+        calibration_ids: Engine-verified samples the judge also solves, to measure its
+            agreement with the engine (see ``calibration_choice``).
     """
 
     settings: FilterSettings = field(default_factory=FilterSettings)
@@ -39,6 +41,7 @@ class CheckContext:
     evidence: Evidence = field(default_factory=Evidence)
     judge: str = ""
     judge_is_evaluated: bool = False
+    calibration_ids: frozenset[str] = frozenset()
 
     def judge_name(self) -> str:
         """Who judges LLM checks, in words (``m (the evaluated model)``)."""

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
+from tomflywheel._rng import stable_seed
 from tomflywheel.filter.checks._context import CheckContext
 from tomflywheel.filter.checks._registry import Asker, Question, check, failed, passed, skipped
 from tomflywheel.filter.checks._solve import solve_once
@@ -76,7 +79,7 @@ EXTRACTION = Question("extraction", ask_extraction)
     "naturalization",
     phase="llm",
     asks=EXTRACTION,
-    applies=is_naturalized,
+    applies=lambda candidate, context: is_naturalized(candidate),
     reasons={
         "extraction_failed": (True, "No events could be extracted from the prose."),
         "naturalization_drift": (True, "The prose's extracted events give another answer."),
@@ -107,6 +110,29 @@ def naturalization_check(candidate: Candidate, context: CheckContext) -> CheckRe
     return failed("naturalization", reason, outcome.detail)
 
 
+def judge_decides(candidate: Candidate) -> bool:
+    """A free-form sample whose label the engine cannot read: only the judge can verify it."""
+    return candidate.origin == "free_form" and not engine_decided(candidate)
+
+
+def calibration_choice(candidates: Iterable[Candidate], items: int) -> frozenset[str]:
+    """Up to ``items`` engine-verified samples for the judge to solve as well, chosen by id.
+
+    None when no label is left to the judge: then its accuracy matters to nothing. The choice is
+    seeded per id (``judge-calibration``), so it does not depend on the input's order.
+    """
+    candidates = list(candidates)
+    if items <= 0 or not any(c.sample is not None and judge_decides(c) for c in candidates):
+        return frozenset()
+    verified = {
+        c.id
+        for c in candidates
+        if c.sample is not None and c.reading is not None and c.reading.status == "verified"
+    }
+    ranked = sorted(verified, key=lambda id_: (stable_seed("judge-calibration", id_), id_))
+    return frozenset(ranked[:items])
+
+
 async def ask_solve(work: Asker, candidate: Candidate, trial: int) -> object:
     """One of k seeded trials of the judge model at a free-form sample."""
     return await solve_once(
@@ -131,7 +157,7 @@ SOLVES = Question(
     "solve_agreement",
     phase="llm",
     asks=SOLVES,
-    applies=lambda candidate: candidate.origin == "free_form" and not engine_decided(candidate),
+    applies=lambda candidate, context: judge_decides(candidate),
     reasons={
         "label_unconfirmed": (True, "The judge model's majority answer is not the label."),
         "label_unjudged": (False, "Every solving request failed."),
@@ -167,3 +193,40 @@ def solve_agreement_check(candidate: Candidate, context: CheckContext) -> CheckR
     if agree * 2 > len(trials):
         return passed("solve_agreement", detail)
     return failed("solve_agreement", "label_unconfirmed", detail)
+
+
+CALIBRATION_AGREES = "judge agrees"
+CALIBRATION_DISAGREES = "judge disagrees"
+"""How a ``judge_calibration`` result's detail starts; it always passes (see the check)."""
+
+
+@check(
+    "judge_calibration",
+    phase="llm",
+    asks=SOLVES,
+    applies=lambda candidate, context: candidate.id in context.calibration_ids,
+    reasons={},
+)
+def judge_calibration_check(candidate: Candidate, context: CheckContext) -> CheckResult:
+    """The judge also solves a sample whose label the engine verified: does its majority agree?
+
+    It measures the judge, not the sample (the engine verified its label), so it always passes;
+    the detail says whether the judge agreed, and the agreements over a run are the judge's
+    calibration (``judge_calibration``).
+    """
+    if candidate.id not in context.calibration_ids or not context.use_llm:
+        return skipped("judge_calibration", "not_applicable")
+    trials = context.evidence.solves
+    if trials is None:
+        return skipped("judge_calibration", "not_applicable", "no trials requested")
+    answered = [trial for trial in trials if trial.error is None]
+    if not answered:
+        errors = "; ".join(sorted({trial.error or "" for trial in trials}))
+        return passed("judge_calibration", f"judge unanswered: {errors}")
+    agree = sum(trial.agrees for trial in answered)
+    verdict = CALIBRATION_AGREES if agree * 2 > len(trials) else CALIBRATION_DISAGREES
+    return passed(
+        "judge_calibration",
+        f"{verdict}: {context.judge_name()}, {agree}/{len(trials)} trials give the label the "
+        "engine verified",
+    )

@@ -83,7 +83,7 @@ class Question:
     """The reply recorded for a refused request, from (trial, reason); default a failure."""
 
 
-def _always(candidate: Candidate) -> bool:
+def _always(candidate: Candidate, context: CheckContext) -> bool:
     return True
 
 
@@ -97,7 +97,7 @@ class Check:
     run: Callable[[Candidate, CheckContext], CheckResult]
     asks: Question | None = None
     """LLM phase: what it needs asked."""
-    applies: Callable[[Candidate], bool] = _always
+    applies: Callable[[Candidate, CheckContext], bool] = _always
     """LLM phase: whether to ask about this candidate at all."""
 
     def __call__(self, candidate: Candidate, context: CheckContext) -> CheckResult:
@@ -126,7 +126,7 @@ def check(
     phase: Phase,
     reasons: dict[str, tuple[bool, str]],
     asks: Question | None = None,
-    applies: Callable[[Candidate], bool] = _always,
+    applies: Callable[[Candidate, CheckContext], bool] = _always,
 ) -> Callable[[Callable[[Candidate, CheckContext], CheckResult]], Check]:
     """Register a check function under ``name``.
 
