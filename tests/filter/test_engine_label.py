@@ -15,6 +15,8 @@ from tomflywheel.filter import CHECKS, FilterSettings, label_rows, run_filter
 from tomflywheel.filter.checks import read_engine_labels, relabelled
 from tomflywheel.schema import CheckStatus
 from tomflywheel.world import read_labels
+from tomflywheel.world.checks._item import with_stories
+from tomflywheel.world.samples import grammar_of
 
 # A ToMi-shaped story: a third agent (Noah) entered the den, so ToMi's oracle has Mia think Leo
 # saw the final move although Leo left first; the principled default says Leo missed it.
@@ -242,3 +244,22 @@ def test_engine_samples_with_a_trace_count_as_verified_by_the_engine(tmp_path):
     )
     (row,) = summary.labels
     assert (row.counts["verified"], row.why) == (len(made), {})
+
+
+def test_a_storys_questions_apart_in_the_input_share_one_parse_and_read_as_alone():
+    # Hi-ToM lists a story's questions far apart (by order): they must still share one parse
+    # and one walk, and read exactly as each does alone.
+    other = STORY.replace("Noah", "Ella").replace("pear", "plum")
+    items = [
+        tomi_item(REALITY, "blue_crate", "reality", sample_id="a1"),
+        tomi_item(
+            REALITY.replace("pear", "plum"), "blue_crate", "reality", sample_id="b1"
+        ).model_copy(update={"story": other}),
+        tomi_item(SECOND_ORDER, "red_box", "second_order_1_no_tom", sample_id="a2"),
+    ]
+    together = list(read_labels(items))
+    alone = [next(iter(read_labels([item]))) for item in items]
+    assert together == alone
+    grammar = grammar_of(items[0].meta)
+    stories = [story for _, story in with_stories(items, grammar)]
+    assert stories[0] is stories[2] and stories[0] is not stories[1]

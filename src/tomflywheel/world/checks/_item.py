@@ -73,18 +73,25 @@ def with_stories(
 ) -> Iterator[tuple[Sample, Story | DataError]]:
     """Each sample with its parsed story, or the parse error (with the sentence and its line).
 
-    Consecutive samples of one story share one parse (and one error).
+    Samples of one story share one parse (and one error), consecutive or not: an importer may
+    list a story's questions apart (Hi-ToM lists them by order, a story's five far apart).
+    The last ``_PARSES_KEPT`` distinct stories are remembered.
     """
-    text: str | None = None
-    story: Story | DataError | None = None
+    parsed: dict[str, Story | DataError] = {}
     for sample in samples:
-        if story is None or sample.story != text:
-            text = sample.story
+        story = parsed.get(sample.story)
+        if story is None:
             try:
                 story = parse_story(sample.story, grammar, source=sample.id)
             except DataError as err:
                 story = err
+            if len(parsed) >= _PARSES_KEPT:
+                del parsed[next(iter(parsed))]
+            parsed[sample.story] = story
         yield sample, story
+
+
+_PARSES_KEPT = 4096
 
 
 def unparsed(

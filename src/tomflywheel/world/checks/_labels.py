@@ -22,7 +22,6 @@ from tomflywheel.world.checks._check import (
     _READINGS,
     DEFAULT_PROFILES,
     Benchmark,
-    _batch_key,
     _same,
 )
 from tomflywheel.world.checks._item import CheckItem, Unparsed
@@ -120,25 +119,27 @@ def _read_benchmark(
         # A field the reading needs is malformed: read each sample from its text instead.
         yield from (_read_text(sample, profile) for sample in batch)
         return
-    pairs = list(zip(batch, items, strict=True))
-    for _, group in groupby(pairs, key=lambda pair: _batch_key(pair[1])):
-        chunk = list(group)
-        parsed = [item for _, item in chunk if isinstance(item, CheckItem)]
-        answers: Iterator[tuple[Answer, Answer]] = iter(())
-        if parsed:
-            both = Answerer(parsed[0].story, rules, "tracker").answer_both(
-                [item.spec for item in parsed]
+    # The questions of one story are answered in one walk, wherever they stand in the input.
+    by_story: dict[int, dict[int, CheckItem]] = {}
+    for position, item in enumerate(items):
+        if isinstance(item, CheckItem):  # one parse per story text (``with_stories``)
+            by_story.setdefault(id(item.story), {})[position] = item
+    derived: dict[int, tuple[Answer, Answer]] = {}
+    for group in by_story.values():
+        parsed = list(group.values())
+        both = Answerer(parsed[0].story, rules, "tracker").answer_both(
+            [item.spec for item in parsed]
+        )
+        derived.update(zip(group, zip(*both, strict=True), strict=True))
+    for position, (sample, item) in enumerate(zip(batch, items, strict=True)):
+        if isinstance(item, Unparsed):
+            where = f"line {item.line}: " if item.line is not None else "question: "
+            yield LabelReading(
+                sample.id, "unreadable", rules.name, benchmark, None, where + item.reason
             )
-            answers = zip(*both, strict=True)
-        for sample, item in chunk:
-            if isinstance(item, Unparsed):
-                where = f"line {item.line}: " if item.line is not None else "question: "
-                yield LabelReading(
-                    sample.id, "unreadable", rules.name, benchmark, None, where + item.reason
-                )
-                continue
-            tracker, graph = next(answers)
-            yield _judge_item(sample.id, benchmark, item, tracker, graph, rules)
+            continue
+        tracker, graph = derived[position]
+        yield _judge_item(sample.id, benchmark, item, tracker, graph, rules)
 
 
 def _judge_item(
