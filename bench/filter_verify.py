@@ -13,6 +13,9 @@ the engine's explanation. Then:
   when its files are at hand): counts of unverified items, and that every candidate has a
   verdict (nothing dropped silently).
 
+What it prints is also written to ``bench/results/filter_verify.txt`` (``--out``) under the
+command and commit.
+
     python bench/filter_verify.py
     python bench/filter_verify.py --show 20 --opentom ~/data/opentom_data
 """
@@ -27,6 +30,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from provenance import recorded
 from tomflywheel._rng import rng_for
 from tomflywheel.config import Settings
 from tomflywheel.datasets import import_dataset, load_benchmark
@@ -220,7 +224,14 @@ def main() -> None:
     parser.add_argument("--opentom", type=Path, default=None, help="OpenToM's opentom_data/")
     parser.add_argument("--show", default="10", help="disagreements to list per run, or 'all'")
     parser.add_argument("--planted", type=int, default=50, help="golds to flip")
+    parser.add_argument("--out", type=Path, default=ROOT / "bench/results/filter_verify.txt")
     args = parser.parse_args()
+    with recorded(args.out, "curating datasets nobody here made: filter --no-llm, benchmarks"):
+        run(args)
+
+
+def run(args: argparse.Namespace) -> None:
+    """Every measurement, printed."""
     show = None if args.show == "all" else int(args.show)
     root = args.benchmarks
     with tempfile.TemporaryDirectory() as tmp:
