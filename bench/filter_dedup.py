@@ -9,7 +9,10 @@ insert when it is new. Prints samples/s, recall on the planted copies (per kind 
 how many unplanted items were flagged.
 
     python bench/filter_dedup.py                       # 100k samples, 1,000 planted copies
-    python bench/filter_dedup.py --samples 20000 --planted 500
+    python bench/filter_dedup.py --samples 20000 --planted 500 --out /tmp/dedup.txt
+
+What it prints is also written to ``bench/results/filter_dedup.txt`` (``--out``) under the
+command and commit.
 """
 
 from __future__ import annotations
@@ -18,7 +21,9 @@ import argparse
 import re
 import time
 from collections import Counter
+from pathlib import Path
 
+from provenance import ROOT, recorded
 from tomflywheel._rng import rng_for
 from tomflywheel.filter import DedupSettings, DuplicateIndex
 from tomflywheel.schema import Sample
@@ -118,7 +123,14 @@ def main() -> None:
     parser.add_argument("--samples", type=int, default=100_000, help="Engine-made samples.")
     parser.add_argument("--planted", type=int, default=1_000, help="Edited copies planted.")
     parser.add_argument("--seed", type=int, default=1, help="Generator and planting seed.")
+    parser.add_argument("--out", type=Path, default=ROOT / "bench/results/filter_dedup.txt")
     args = parser.parse_args()
+    with recorded(args.out, "the filter's duplicate finding: throughput and recall"):
+        run(args)
+
+
+def run(args: argparse.Namespace) -> None:
+    """Build, plant, detect, print."""
     settings = DedupSettings()
     base = engine_samples(args.samples, args.seed)
     items, kinds = plant(base, args.planted, args.seed)

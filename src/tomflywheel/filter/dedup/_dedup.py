@@ -39,7 +39,8 @@ from tomflywheel.filter.records import has_trace
 from tomflywheel.schema import Sample
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
-_WORD = re.compile(r"[A-Za-z][\w'-]*|\d+")
+_NAME_TOKEN = re.compile(r"(?P<word>[A-Za-z][\w'-]*|\d+)|[.?!]")
+"""A word or a sentence end (no word contains one)."""
 
 
 def prompt_part(sample: Sample) -> str:
@@ -61,13 +62,15 @@ def _names(text: str) -> tuple[str, ...]:
     Questions that differ in these (people, places, line numbers) ask about different things.
     """
     names = []
-    last_end: int | None = None
-    for match in _WORD.finditer(text):
-        word = match.group()
-        opens = last_end is None or any(ch in ".?!" for ch in text[last_end : match.start()])
+    opens = True  # the next word starts a sentence
+    for match in _NAME_TOKEN.finditer(text):
+        word = match.group("word")
+        if word is None:  # a sentence end
+            opens = True
+            continue
         if word.isdigit() or (word[0].isupper() and not opens):
             names.append(word.lower())
-        last_end = match.end()
+        opens = False
     return tuple(names)
 
 
@@ -82,8 +85,8 @@ class Features:
     shingles: np.ndarray
     """The story's shingle hashes."""
     prompt_key: str
-    prompt_words: frozenset[str]
-    names: tuple[str, ...]
+    prompt: str
+    """The prompt part as written (its names are read from it, only when compared)."""
     answer_key: tuple[str, ...]
     """The normalized correct answers, sorted."""
     world: Mapping[str, Any] | None = None
@@ -100,24 +103,27 @@ def features(
 ) -> Features:
     """The comparison features of a sample (``story``: its story part, computed already)."""
     story_key, shingles = story or _story_part(story_text(sample), shingle_size)
-    prompt_key, prompt_words, names = _prompt_features(prompt_part(sample))
+    prompt = prompt_part(sample)
     return Features(
         story_key=story_key,
-        exact_key=f"{story_key}\x1f{prompt_key}",
+        exact_key=f"{story_key}\x1f{_prompt_key(prompt)}",
         shingles=shingles,
-        prompt_key=prompt_key,
-        prompt_words=prompt_words,
-        names=names,
+        prompt_key=_prompt_key(prompt),
+        prompt=prompt,
         answer_key=_answer_key(tuple(sample.answer.correct_answers)),
         world=sample.meta["trace"]["story"] if has_trace(sample) else None,
     )
 
 
 # Synthetic sets ask the same few question texts and answers over and over: normalize each once.
+# The words and names are needed only for the few pairs whose stories are near-identical.
+_prompt_key = lru_cache(maxsize=1 << 16)(text_key)
+_prompt_names = lru_cache(maxsize=1 << 16)(_names)
+
+
 @lru_cache(maxsize=1 << 16)
-def _prompt_features(prompt: str) -> tuple[str, frozenset[str], tuple[str, ...]]:
-    key = text_key(prompt)
-    return key, frozenset(key.split()), _names(prompt)
+def _prompt_words(key: str) -> frozenset[str]:
+    return frozenset(key.split())
 
 
 @lru_cache(maxsize=1 << 16)
@@ -129,10 +135,11 @@ def same_question(left: Features, right: Features, threshold: float) -> bool:
     """Whether two prompts ask the same thing (see the module doc)."""
     if left.prompt_key == right.prompt_key:
         return True
-    if left.names != right.names:
+    left_words, right_words = _prompt_words(left.prompt_key), _prompt_words(right.prompt_key)
+    union = len(left_words | right_words)
+    if not union or len(left_words & right_words) / union < threshold:
         return False
-    union = len(left.prompt_words | right.prompt_words)
-    return bool(union) and len(left.prompt_words & right.prompt_words) / union >= threshold
+    return _prompt_names(left.prompt) == _prompt_names(right.prompt)
 
 
 def _other_worlds(left: Features, right: Features) -> bool:
