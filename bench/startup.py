@@ -10,6 +10,9 @@ loads (none is the aim: each is imported where a command uses it).
     python bench/startup.py --runs 20
     git archive <commit> src | tar -x -C /tmp/old
     python bench/startup.py --baseline /tmp/old/src   # that source too, side by side
+
+What it prints is also written to ``bench/results/startup.txt`` (``--out``) under the command
+and commit.
 """
 
 from __future__ import annotations
@@ -22,6 +25,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from provenance import ROOT, recorded
 
 HEAVY = ("sklearn", "scipy", "torch", "transformers", "vllm", "ray", "pandas", "openai", "numpy")
 
@@ -69,7 +74,14 @@ def main() -> None:
     parser.add_argument(
         "--baseline", type=Path, help="An older src folder, timed alternately with this one."
     )
+    parser.add_argument("--out", type=Path, default=ROOT / "bench/results/startup.txt")
     args = parser.parse_args()
+    with recorded(args.out, "start-up of the tomflywheel command, as whole processes"):
+        run(args)
+
+
+def run(args: argparse.Namespace) -> None:
+    """Time every command alternately, print the table and the heavy imports."""
     sources: dict[str, Path | None] = {"this": None}
     if args.baseline is not None:
         sources["baseline"] = args.baseline
