@@ -116,3 +116,16 @@ def test_a_judge_that_agrees_passes_and_too_few_cross_checks_leave_it_uncalibrat
     assert few is not None and few.status == "uncalibrated" and few.untrusted == ""
     assert "uncalibrated" in few.words()
     assert judge_calibration([verdict("x")]) is None
+
+
+def test_the_card_says_how_the_judge_fared():
+    from tomflywheel.filter.admit._card import _filter_notes
+
+    calibration = judge_calibration([calibrated(i < 3, i) for i in range(6)])
+    assert calibration is not None
+    notes = _filter_notes({"judge_calibration": calibration.as_dict()})
+    assert notes == [
+        "the LLM judge's calibration: failed (3 of 6 engine-verified samples answered as the "
+        "engine does)"
+    ]
+    assert _filter_notes({"judge_calibration": None}) == []

@@ -214,6 +214,12 @@ def _filter_notes(entry: Mapping[str, Any]) -> list[str]:
     unverified = sum(row.get("unverified", 0) for row in labels.values())
     if labels:
         notes.append(f"answers verified by the world engine: {verified}; unverified: {unverified}")
+    calibration = entry.get("judge_calibration")
+    if calibration:
+        notes.append(
+            f"the LLM judge's calibration: {calibration['status']} ({calibration['agree']} of "
+            f"{calibration['n']} engine-verified samples answered as the engine does)"
+        )
     repair = entry.get("repair", {})
     if repair.get("attempted"):
         notes.append(f"repairs: {repair['succeeded']} of {repair['attempted']} succeeded")
