@@ -18,7 +18,7 @@ LAYERS: tuple[frozenset[str], ...] = (
     frozenset({"errors", "_rng"}),
     frozenset({"_io", "_registry", "progress", "stats"}),
     frozenset({"schema", "config"}),
-    frozenset({"llm", "world", "cluster"}),
+    frozenset({"llm", "world", "cluster", "tracking"}),
     frozenset({"asking"}),
     frozenset({"datasets"}),
     frozenset({"artifacts", "audit"}),
@@ -30,7 +30,20 @@ LAYERS: tuple[frozenset[str], ...] = (
 """Lowest first: a package may import packages of strictly lower layers (and itself)."""
 
 HEAVY_OPTIONAL = frozenset(
-    {"torch", "transformers", "peft", "trl", "accelerate", "datasets", "vllm", "ray", "gguf"}
+    {
+        "torch",
+        "transformers",
+        "peft",
+        "trl",
+        "accelerate",
+        "datasets",
+        "vllm",
+        "ray",
+        "gguf",
+        "tensorboardX",
+        "wandb",
+        "mlflow",
+    }
 )
 """Third-party packages imported where a run needs them (slow to import, or an extra)."""
 

@@ -178,3 +178,26 @@ def test_the_server_backend_scores_each_sentence_after_its_own_prefix(tmp_path, 
     # " sat." / " sang.": each option's tokens are its completion's, after its own prefix.
     assert all(c >= 1 for p in predictions for c in p.option_token_counts or [])
     assert summary.datasets[0].metrics["macro_accuracy"]["by"] == "UID"
+
+
+def test_eval_logs_its_metrics_to_tensorboard_when_asked(tmp_path, tiny_gpt2):
+    from tests.test_tracking import read_scalars
+
+    items = write_items(tmp_path / "items.jsonl")
+    config = tmp_path / "config.yaml"
+    config.write_text(
+        "server: external\n"
+        "llm: {base_urls: ['http://127.0.0.1:9/v1'], model: none}\n"
+        f"eval: {{results_dir: '{tmp_path / 'results'}'}}\n"
+        f"tracking: {{to: tensorboard, dir: '{tmp_path / 'tb'}'}}\n",
+        encoding="utf-8",
+    )
+    exp = tmp_path / "exp"
+    args = ["eval", "-c", str(config), "-d", str(items), "--exp-dir", str(exp)]
+    result = CliRunner().invoke(app, [*args, "--backend", "causal", "--model", str(tiny_gpt2)])
+    assert result.exit_code == 0, result.output
+    metrics = json.loads((exp / "items" / "metrics.json").read_text())
+    logged = read_scalars(tmp_path / "tb")
+    assert logged["eval/items/overall/accuracy"] == [(0, metrics["overall"]["accuracy"])]
+    assert logged["eval/items/n_judgments"] == [(0, 4.0)]
+    assert not any(tag.startswith("eval/items/usage") for tag in logged)

@@ -15,6 +15,7 @@ import pytest
 import yaml
 
 from tests.browser import dump_dom
+from tests.test_tracking import read_scalars
 from tomflywheel.config import Settings, parse_settings
 from tomflywheel.feedback import SynthesisPlan, synthesize
 from tomflywheel.filter import ContaminationIndex
@@ -214,6 +215,7 @@ def test_a_round_with_training_reports_the_held_out_lift(vllm_base_url, tmp_path
         train=True,
         heldout=[{"path": str(ROOT / "data" / "heldout" / "tomi_heldout.jsonl"), "max_samples": 4}],
     )
+    config["tracking"] = {"to": "tensorboard", "dir": str(tmp_path / "tb")}
     settings = parse_settings(yaml.safe_dump(config))
     result = run_flywheel(settings, run_dir=tmp_path / "runs" / "t")
     stages = result.manifest.round(1).stages
@@ -251,3 +253,10 @@ def test_a_round_with_training_reports_the_held_out_lift(vllm_base_url, tmp_path
     )
     assert all(p["mode"] == "logprob" and len(p["option_logprobs"]) >= 2 for p in scored)
     assert "Fine-tuning and lift" in result.report.read_text(encoding="utf-8")
+    # Tracking: the round's lift at step 1, as the summary has it.
+    logged = read_scalars(tmp_path / "tb" / "flywheel_t")
+    for label, entry in lift.items():
+        for part, value in entry["lift"].items():
+            if value is not None:
+                [(step, got)] = logged[f"lift/{label}/lift/{part}"]
+                assert step == 1 and got == pytest.approx(value, rel=1e-6)

@@ -171,3 +171,24 @@ def test_the_cli_refuses_a_non_empty_output_folder(tmp_path, base_model):
     assert "exists and is not empty (pass --overwrite to replace it)" in done.stderr
     assert "Traceback" not in done.stderr
     assert (tmp_path / "busy" / "notes.txt").read_text(encoding="utf-8") == "keep me"
+
+
+def test_the_loss_curve_goes_to_tensorboard_when_asked(tmp_path, tiny_model):
+    from tests.test_tracking import read_scalars
+
+    data = tmp_path / "train.jsonl"
+    write_jsonl_atomic(data, tomi_style_samples(4))
+    out = tmp_path / "tb-run"
+    config = tmp_path / "c.yaml"
+    config.write_text("server: embedded\n", encoding="utf-8")
+    result = CliRunner().invoke(
+        app,
+        ["train", "--data", str(data), "--base", str(tiny_model), "--out", str(out),
+         "--config", str(config), "--steps", "2", "--batch-size", "2", "--max-length", "384",
+         "--report-to", "tensorboard"],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    logged = read_scalars(tmp_path)
+    manifest = json.loads((out / MANIFEST_NAME).read_text(encoding="utf-8"))
+    assert [step for step, _ in logged["train/loss"]] == [1, 2]
+    assert [v for _, v in logged["train/loss"]] == pytest.approx(manifest["losses"], rel=1e-5)

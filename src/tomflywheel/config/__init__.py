@@ -51,6 +51,7 @@ from tomflywheel.config._settings import (
     load_settings,
     parse_settings,
 )
+from tomflywheel.config._tracking import TrackingBackend, TrackingSettings
 from tomflywheel.config._train import (
     DEFAULT_FULL_LR,
     DEFAULT_LORA_LR,
@@ -95,6 +96,8 @@ __all__ = [
     "SolveSettings",
     "Strict",
     "TemplateSettings",
+    "TrackingBackend",
+    "TrackingSettings",
     "TrainSettings",
     "cache_root",
     "load_settings",

@@ -22,6 +22,7 @@ from tomflywheel.config._executor import Executor, RaySettings
 from tomflywheel.config._filter import FilterSettings
 from tomflywheel.config._llm import EmbeddedServerSettings, LLMSettings
 from tomflywheel.config._loop import FeedbackSettings, FlywheelSettings
+from tomflywheel.config._tracking import TrackingSettings
 from tomflywheel.config._train import TrainSettings
 from tomflywheel.errors import ConfigError, UserInputError
 
@@ -51,6 +52,8 @@ class Settings(Strict):
     """Where synthesis and the filter's per-sample work run: ``local`` or ``ray``."""
     ray: RaySettings = Field(default_factory=RaySettings)
     """The Ray cluster of the ``ray`` executor."""
+    tracking: TrackingSettings = Field(default_factory=TrackingSettings)
+    """Also log metrics to TensorBoard, W&B or MLflow (offline; off by default)."""
 
     def snapshot(self) -> dict[str, Any]:
         """The settings as plain data for ``results/<exp>/config.yaml``; secrets are left out."""

@@ -58,6 +58,7 @@ from tomflywheel.llm import (
     preflight,
 )
 from tomflywheel.progress import ProgressFactory, no_progress, offset_progress
+from tomflywheel.tracking import open_tracker, scalars
 
 logger = logging.getLogger(__name__)
 
@@ -166,7 +167,19 @@ def run_evaluation(
                 plan.experiment,
                 min_judge_accuracy=settings.judge.min_accuracy,
             )
+        _track(settings, plan.experiment.root, outcomes)
     return summary
+
+
+def _track(settings: Settings, root: Path, outcomes: dict[str, DatasetOutcome]) -> None:
+    """Log every dataset's metrics (``eval/<label>/...``) to the tracking backend, if any."""
+    if settings.tracking.to == "none":
+        return
+    run = "_".join(root.resolve().parts[-3:])  # a flywheel's rounds share the last part
+    with open_tracker(settings.tracking, run) as tracker:
+        for label, outcome in outcomes.items():
+            if outcome.metrics is not None:
+                tracker.log(scalars(outcome.metrics, f"eval/{label}", skip=frozenset({"usage"})))
 
 
 def _plan(

@@ -47,6 +47,7 @@ from tomflywheel.flywheel._summary import round_summary
 from tomflywheel.llm import ensure_default_model, shared_servers
 from tomflywheel.progress import ProgressFactory
 from tomflywheel.report import write_experiment_report, write_run_report
+from tomflywheel.tracking import open_tracker, scalars
 from tomflywheel.train import train_model, weights_sha256
 
 logger = logging.getLogger(__name__)
@@ -63,6 +64,19 @@ class FlywheelSummary:
     report: Path | None = None
     skipped: list[str] = field(default_factory=list)
     """``round k: stage`` entries already done before this invocation (a resume)."""
+
+
+def round_scalars(summary: dict[str, Any]) -> dict[str, float]:
+    """What a round logs for tracking: accuracy per dataset and the lift.
+
+    ``lift/...``: the round's model against the one it started from; ``lift_vs_base/...``:
+    against the base model.
+    """
+    return {
+        **scalars(summary.get("accuracy"), "accuracy", skip=frozenset({"usage"})),
+        **scalars(summary.get("lift"), "lift"),
+        **scalars(summary.get("lift_vs_base"), "lift_vs_base"),
+    }
 
 
 def round_settings(settings: Settings, k: int) -> Settings:
@@ -321,9 +335,10 @@ def run_flywheel(
     save_manifest(run_dir, manifest)
     runner = _Runner(settings, run_dir, manifest, progress, on_status)
     result = FlywheelSummary(run_dir=run_dir, manifest=manifest)
-    with shared_servers():
+    with shared_servers(), open_tracker(settings.tracking, f"flywheel_{run_dir.name}") as tracker:
         for k in range(1, total + 1):
             result.rounds.append(runner.round(k))
+            tracker.log(round_scalars(result.rounds[-1]), step=k)
     result.skipped = runner.skipped
     result.report = write_run_report(
         run_dir, result.rounds, manifest.train_name, settings.flywheel.train_dir
