@@ -441,7 +441,7 @@ def main() -> None:
     args.out.mkdir(parents=True, exist_ok=True)
     if args.split == "test":
         guard_test_read(args.out, name, work, args.force)
-    started = time.perf_counter()
+    started, checkout = time.perf_counter(), commit()  # the code that runs: edits later don't
     paths = write_splits(work, args, config)
     seeds = [run_seed(work, seed, paths, config, args) for seed in range(args.data_seeds)]
     last = [seed["rounds"][-1]["rows"] for seed in seeds]
@@ -449,7 +449,7 @@ def main() -> None:
         "name": name,
         "split": args.split,
         "command": command(),
-        "commit": commit(),
+        "commit": checkout,
         "finished": _now(),
         "config": asdict(config),
         "data_seeds": args.data_seeds,
