@@ -139,14 +139,17 @@ def test_free_form_labels_are_solved_k_times_and_rubric_scored(llm_settings, tmp
 
 
 def test_a_judge_left_labels_is_calibrated_on_engine_verified_samples(llm_settings, tmp_path):
-    story = (
-        "Mia entered the den.\nLeo entered the den.\nThe pear is in the red_box.\n"
-        "Leo exited the den.\nMia moved the pear to the blue_crate."
-    )
+    def story(thing: str) -> str:
+        return (
+            f"Mia entered the den.\nLeo entered the den.\nThe {thing} is in the red_box.\n"
+            f"Leo exited the den.\nMia moved the {thing} to the blue_crate."
+        )
+
+    # Three stories the engine reads (distinct, so no duplicate check rejects one).
     readable = [
-        sample(story=story, question="Where is the pear really?", correct=["blue_crate"],
-               wrong=["red_box"], sample_id=f"t{i}")
-        for i in range(3)
+        sample(story=story(thing), question=f"Where is the {thing} really?",
+               correct=["blue_crate"], wrong=["red_box"], sample_id=f"t{i}")
+        for i, thing in enumerate(("pear", "plum", "fig"))
     ]  # fmt: skip
     prose = sample(story="Ava juggled three balls.", question="How many balls?", correct=["3"])
     source = write_jsonl(tmp_path / "mixed.jsonl", [*readable, prose])
@@ -155,8 +158,8 @@ def test_a_judge_left_labels_is_calibrated_on_engine_verified_samples(llm_settin
         input_path=source,
         filter_settings=FilterSettings(
             **{**SMALL, "solve": {"k": 3, "max_tokens": 8, "calibration_items": 2,
-                                  "min_calibration_cases": 1}},
-            disabled_checks=["rubric"], repair={"attempts": 0},
+                                  "min_calibration_cases": 1}, "repair": {"attempts": 0}},
+            disabled_checks=["rubric"],
         ),
         train_dir=tmp_path / "train",
         eval_dir=tmp_path / "no-eval-sets",
@@ -170,7 +173,7 @@ def test_a_judge_left_labels_is_calibrated_on_engine_verified_samples(llm_settin
     # 3 trials for each cross-check and for the one label only the judge can verify.
     assert summary.usage["requests_sent"] >= 9
     calibration = summary.judge_calibration
-    manifest = json.loads(summary.manifest_path.read_text())
+    manifest = json.loads(summary.manifest_path.read_text())["datasets"][summary.name]
     if calibration is None:  # every cross-check went unanswered
         assert manifest["judge_calibration"] is None
         return

@@ -321,7 +321,7 @@ def run_filter(
         decided = sink.decided_in_order()
         by_id = {verdict.sample_id: verdict for verdict in changed}
         summary.verdicts = [by_id.pop(v.sample_id, v) for v in decided] + list(by_id.values())
-    write_manifest(Path(train_dir))
+    write_manifest(Path(train_dir), fs.solve)
     return summary
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from tomflywheel._io import atomic_write_json, read_jsonl
+from tomflywheel.config import SolveSettings
 from tomflywheel.filter.admit._card import write_card
 from tomflywheel.filter.admit._judge_calibration import judge_calibration
 from tomflywheel.filter.admit._label_table import label_rows
@@ -146,14 +147,19 @@ def audit_entry(path: Path) -> dict[str, Any] | None:
     }
 
 
-def manifest_entry(name: str, verdicts: list[QualityVerdict]) -> dict[str, Any]:
-    """The manifest entry of one training set name (each candidate's last verdict counts)."""
+def manifest_entry(
+    name: str, verdicts: list[QualityVerdict], solve: SolveSettings | None = None
+) -> dict[str, Any]:
+    """The manifest entry of one training set name (each candidate's last verdict counts).
+
+    ``solve`` holds the judge's calibration thresholds (default: the defaults).
+    """
     verdicts = last_verdicts(verdicts)
     accepted = [v for v in verdicts if v.decision is QualityDecision.ACCEPTED]
     attempted = sum(repair_attempted(v) for v in verdicts)
     repaired = sum(v.repaired for v in verdicts)
     checks = check_counts(verdicts)
-    calibration = judge_calibration(verdicts)
+    calibration = judge_calibration(verdicts, solve)
     untrusted = calibration.untrusted if calibration is not None else ""
     return {
         "admitted_file": f"{name}.jsonl",
@@ -185,16 +191,17 @@ def manifest_entry(name: str, verdicts: list[QualityVerdict]) -> dict[str, Any]:
     }
 
 
-def write_manifest(train_dir: Path) -> Path:
+def write_manifest(train_dir: Path, solve: SolveSettings | None = None) -> Path:
     """Rebuild ``manifest.json`` and the card from every verdict log; returns the manifest.
 
-    The card (``README.md``, :func:`write_card`) is rebuilt beside it from the same data.
+    The card (``README.md``, :func:`write_card`) is rebuilt beside it from the same data;
+    ``solve`` holds the judge's calibration thresholds of the run writing it.
     """
     train_dir = Path(train_dir)
     entries = {}
     for log in sorted((train_dir / "verdicts").glob("*.jsonl")):
         verdicts = list(read_jsonl(log, QualityVerdict, tolerate_partial_tail=True))
-        entries[log.stem] = manifest_entry(log.stem, verdicts)
+        entries[log.stem] = manifest_entry(log.stem, verdicts, solve)
         audit = audit_entry(train_dir / "audit" / f"{log.stem}.jsonl")
         if audit is not None:
             entries[log.stem]["audit"] = audit
