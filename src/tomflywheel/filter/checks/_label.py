@@ -118,7 +118,7 @@ def judge_decides(candidate: Candidate) -> bool:
 def calibration_choice(candidates: Iterable[Candidate], items: int) -> frozenset[str]:
     """Up to ``items`` engine-verified samples for the judge to solve as well, chosen by id.
 
-    None when no label is left to the judge: then its accuracy matters to nothing. The choice is
+    Empty when no label is left to the judge: then its accuracy matters to nothing. The choice is
     seeded per id (``judge-calibration``), so it does not depend on the input's order.
     """
     candidates = list(candidates)
