@@ -106,16 +106,21 @@ def tiny_gpt2(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
-def test_eval_with_the_causal_backend_needs_no_server(tmp_path, tiny_gpt2):
-    items = write_items(tmp_path / "items.jsonl")
+def serverless_config(tmp_path: Path, extra: str = "") -> Path:
+    """A config whose server address is dead: a run must not need it."""
     config = tmp_path / "config.yaml"
-    # A dead server address: the run must not need it.
     config.write_text(
         "server: external\n"
         "llm: {base_urls: ['http://127.0.0.1:9/v1'], model: none}\n"
-        f"eval: {{results_dir: '{tmp_path / 'results'}'}}\n",
+        f"eval: {{results_dir: '{tmp_path / 'results'}'}}\n" + extra,
         encoding="utf-8",
     )
+    return config
+
+
+def test_eval_with_the_causal_backend_needs_no_server(tmp_path, tiny_gpt2):
+    items = write_items(tmp_path / "items.jsonl")
+    config = serverless_config(tmp_path)
     exp = tmp_path / "exp"
     args = ["eval", "-c", str(config), "-d", str(items), "--exp-dir", str(exp)]
     args += ["--backend", "causal", "--model", str(tiny_gpt2), "--save-predictions"]
@@ -184,13 +189,8 @@ def test_eval_logs_its_metrics_to_tensorboard_when_asked(tmp_path, tiny_gpt2):
     from tests.test_tracking import read_scalars
 
     items = write_items(tmp_path / "items.jsonl")
-    config = tmp_path / "config.yaml"
-    config.write_text(
-        "server: external\n"
-        "llm: {base_urls: ['http://127.0.0.1:9/v1'], model: none}\n"
-        f"eval: {{results_dir: '{tmp_path / 'results'}'}}\n"
-        f"tracking: {{to: tensorboard, dir: '{tmp_path / 'tb'}'}}\n",
-        encoding="utf-8",
+    config = serverless_config(
+        tmp_path, f"tracking: {{to: tensorboard, dir: '{tmp_path / 'tb'}'}}\n"
     )
     exp = tmp_path / "exp"
     args = ["eval", "-c", str(config), "-d", str(items), "--exp-dir", str(exp)]

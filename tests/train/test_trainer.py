@@ -100,11 +100,17 @@ def test_a_batchs_label_mask_is_the_hand_written_loops(setup):
     assert bool((targets > 0).all()) and bool((targets < reference["attention_mask"].sum(1)).all())
 
 
-def test_the_trainers_loss_on_a_batch_is_the_hand_written_loops(setup):
+def first_batch(setup) -> tuple[dict, dict]:
+    """The trainer's first batch, and the hand-written loop's collation of the same examples."""
     tokenizer, data, trainer = setup
     first = batch_order(len(data.examples), batch_size=4, n_batches=1, seed=SETTINGS.seed)[0]
     reference = reference_collate([data.examples[i] for i in first], tokenizer.pad_token_id)
-    batch = next(iter(trainer.get_train_dataloader()))
+    return dict(next(iter(trainer.get_train_dataloader()))), reference
+
+
+def test_the_trainers_loss_on_a_batch_is_the_hand_written_loops(setup):
+    trainer = setup[2]
+    batch, reference = first_batch(setup)
     model = trainer.model
     with torch.no_grad():
         ours = trainer.compute_loss(model, dict(batch))
@@ -115,10 +121,8 @@ def test_the_trainers_loss_on_a_batch_is_the_hand_written_loops(setup):
 def test_the_head_only_where_loss_is_gives_the_hand_written_loops_gradients(setup):
     # The trainer projects only the target positions through the LM head: the gradients must be
     # those of the full-logits loss, the tied embedding included.
-    tokenizer, data, trainer = setup
-    first = batch_order(len(data.examples), batch_size=4, n_batches=1, seed=SETTINGS.seed)[0]
-    reference = reference_collate([data.examples[i] for i in first], tokenizer.pad_token_id)
-    batch = next(iter(trainer.get_train_dataloader()))
+    trainer = setup[2]
+    batch, reference = first_batch(setup)
     model = trainer.model
 
     def gradients(loss_of) -> dict[str, torch.Tensor]:

@@ -115,11 +115,10 @@ class FilterSummary:
     @property
     def labels(self) -> list[LabelRow]:
         """Per dataset: labels verified, repaired, dropped, LLM-confirmed, unverified, and why."""
-        calibration = self.judge_calibration
         return label_rows(
             self.verdicts,
             judge_is_evaluated=self.judge_is_evaluated,
-            untrusted_judge=calibration.untrusted if calibration is not None else "",
+            calibration=self.judge_calibration,
         )
 
     @property

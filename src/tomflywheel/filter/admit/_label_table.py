@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from tomflywheel.filter.admit._judge_calibration import JudgeCalibration
 from tomflywheel.schema import CheckResult, CheckStatus, QualityDecision, QualityVerdict
 
 LabelStatus = Literal["verified", "repaired", "dropped", "llm_confirmed", "unverified"]
@@ -136,9 +137,13 @@ def label_rows(
     verdicts: Iterable[QualityVerdict],
     *,
     judge_is_evaluated: bool = False,
-    untrusted_judge: str = "",
+    calibration: JudgeCalibration | None = None,
 ) -> list[LabelRow]:
-    """The per-dataset table of label statuses, datasets by name (valid samples only)."""
+    """The per-dataset table of label statuses, datasets by name (valid samples only).
+
+    ``calibration``: the judge's; when it failed, labels only the judge confirmed are unverified.
+    """
+    untrusted_judge = calibration.untrusted if calibration is not None else ""
     rows: dict[str, LabelRow] = {}
     reasons: dict[str, dict[str, Counter[str]]] = {}
     for verdict in verdicts:

@@ -160,7 +160,6 @@ def manifest_entry(
     repaired = sum(v.repaired for v in verdicts)
     checks = check_counts(verdicts)
     calibration = judge_calibration(verdicts, solve)
-    untrusted = calibration.untrusted if calibration is not None else ""
     return {
         "admitted_file": f"{name}.jsonl",
         "rejected_file": f"rejected/{name}.jsonl",
@@ -177,7 +176,7 @@ def manifest_entry(
         "reasons": reason_counts(verdicts),
         "reasons_by_check": reasons_by_check(verdicts),
         "labels": {
-            row.dataset: row.as_dict() for row in label_rows(verdicts, untrusted_judge=untrusted)
+            row.dataset: row.as_dict() for row in label_rows(verdicts, calibration=calibration)
         },
         "judge_calibration": calibration.as_dict() if calibration is not None else None,
         "repair": {

@@ -104,11 +104,12 @@ def features(
     """The comparison features of a sample (``story``: its story part, computed already)."""
     story_key, shingles = story or _story_part(story_text(sample), shingle_size)
     prompt = prompt_part(sample)
+    prompt_key = _prompt_key(prompt)
     return Features(
         story_key=story_key,
-        exact_key=f"{story_key}\x1f{_prompt_key(prompt)}",
+        exact_key=f"{story_key}\x1f{prompt_key}",
         shingles=shingles,
-        prompt_key=_prompt_key(prompt),
+        prompt_key=prompt_key,
         prompt=prompt,
         answer_key=_answer_key(tuple(sample.answer.correct_answers)),
         world=sample.meta["trace"]["story"] if has_trace(sample) else None,

@@ -68,6 +68,10 @@ def meta_field(sample: Sample, name: str) -> Any:
     return sample.meta[name]
 
 
+_PARSES_KEPT = 4096
+"""Distinct stories whose parse ``with_stories`` remembers."""
+
+
 def with_stories(
     samples: Iterable[Sample], grammar: Grammar
 ) -> Iterator[tuple[Sample, Story | DataError]]:
@@ -89,9 +93,6 @@ def with_stories(
                 del parsed[next(iter(parsed))]
             parsed[sample.story] = story
         yield sample, story
-
-
-_PARSES_KEPT = 4096
 
 
 def unparsed(
