@@ -5,28 +5,19 @@ from __future__ import annotations
 import subprocess
 import sys
 
-import typer
-from typer.core import TyperGroup
 from typer.testing import CliRunner
 
+from tests.cli_commands import walk
 from tomflywheel.cli import app
 
 runner = CliRunner()
 
 
-def _walk(command, path: str = "tomflywheel"):
-    yield path, command
-    if isinstance(command, TyperGroup):
-        for name, sub in command.commands.items():
-            yield from _walk(sub, f"{path} {name}")
-
-
 def test_every_command_and_option_has_help_text():
-    root = typer.main.get_command(app)
     missing = []
-    walked = [path for path, _ in _walk(root)]
-    assert "tomflywheel serve" in walked
-    for path, command in _walk(root):
+    walked = [path for path, _ in walk()]
+    assert ("serve",) in walked and ("datasets", "generate") in walked
+    for path, command in walk():
         if not (command.help or "").strip():
             missing.append(path)
         for param in command.params:
@@ -69,9 +60,8 @@ def test_version_prints_the_package_version():
 
 
 def test_help_shows_real_types_and_fits_80_columns():
-    root = typer.main.get_command(app)
-    for path, _ in _walk(root):
-        args = [*path.split()[1:], "--help"]
+    for path, _ in walk():
+        args = [*path, "--help"]
         result = runner.invoke(app, args, env={"COLUMNS": "80"}, terminal_width=80)
         assert result.exit_code == 0, path
         assert "<bool>" not in result.output, path

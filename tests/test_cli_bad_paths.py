@@ -16,10 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-import typer
-from typer.core import TyperGroup
 
-from tomflywheel.cli import app, main
+from tests.cli_commands import walk
+from tomflywheel.cli import main
 
 Kind = str
 """What a path is for: ``in-file``, ``in-dir``, ``in-any`` (read), ``out-file``, ``out-dir``."""
@@ -226,17 +225,9 @@ def test_a_bad_path_is_one_line_and_exit_2(param, how, tmp_path, monkeypatch, ca
     assert any(str(p) in named for p in (bad, bad.parent)) or f"{param.flag}:" in named, stderr
 
 
-def _commands(command, path=()):
-    yield path, command
-    if isinstance(command, TyperGroup):
-        for name, sub in command.commands.items():
-            yield from _commands(sub, (*path, name))
-
-
 def test_the_sweep_covers_every_path_of_every_command():
-    root = typer.main.get_command(app)
     wanted = set()
-    for path, command in _commands(root):
+    for path, command in walk():
         hints = typing.get_type_hints(command.callback) if command.callback else {}
         for param in command.params:
             if "Path" in str(hints.get(param.name)):

@@ -6,10 +6,11 @@ import subprocess
 import sys
 from typing import get_args
 
-import typer
 from typer.testing import CliRunner
 
+from tests.cli_commands import walk
 from tomflywheel.cli import app
+from tomflywheel.cli._lazy import COMMANDS
 
 HEAVY = ("sklearn", "torch", "transformers", "vllm", "ray", "pandas", "openai", "scipy")
 
@@ -28,6 +29,33 @@ def test_importing_the_cli_loads_no_heavy_library_and_no_stage():
     assert _loaded_by("import tomflywheel.cli") == []
 
 
+def test_root_help_imports_no_command_and_no_config():
+    # ``--help`` lists the commands from their summaries; a command's module (and pydantic's
+    # config models under it) loads when that command is used.
+    statement = "from tomflywheel.cli import main; main(['--help'])"
+    probe = (
+        f"import sys\ntry:\n    {statement}\nexcept SystemExit:\n    pass\n"
+        "print(*sorted(m for m in sys.modules if m.startswith(('tomflywheel.cli._', "
+        "'tomflywheel.config', 'pydantic'))), file=sys.stderr)"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "Commands:" in done.stdout and all(name in done.stdout for name in COMMANDS)
+    assert done.stderr.split() == ["tomflywheel.cli._common", "tomflywheel.cli._lazy"]
+
+
+def test_each_summary_is_the_first_paragraph_of_its_commands_help():
+    commands = dict(walk())
+    for name, entry in COMMANDS.items():
+        first = " ".join((commands[(name,)].help or "").split("\n\n")[0].split())
+        assert first == entry.summary, name
+
+
+def test_a_command_used_is_built_with_its_own_options():
+    result = CliRunner().invoke(app, ["eval", "--help"])
+    assert result.exit_code == 0 and "--max-samples" in result.output
+
+
 def test_the_check_can_see_a_heavy_import():
     # The probe above must be able to fail: importing the library's evaluation loads openai.
     assert "openai" in _loaded_by("import tomflywheel.evaluation")
@@ -42,7 +70,7 @@ def test_names_the_cli_spells_match_the_library():
 
     assert ENV_FETCH_BASE_URL == LIBRARY_ENV
     assert get_args(Benchmark) == get_args(LibraryBenchmark)
-    fetch = typer.main.get_command(app).commands["datasets"].commands["fetch"]
+    fetch = dict(walk())["datasets", "fetch"]
     default = next(p.default for p in fetch.params if p.name == "datasets_dir")
     assert str(default) == str(DEFAULT_DATASETS_DIR)
 

@@ -12,18 +12,8 @@ import yaml
 from rich.markup import escape
 
 from tomflywheel import __version__
-from tomflywheel.cli._audit import audit_command
 from tomflywheel.cli._common import err, setup_logging
-from tomflywheel.cli._datasets import datasets_app
-from tomflywheel.cli._eval import eval_command, example_command
-from tomflywheel.cli._feedback import feedback_app
-from tomflywheel.cli._filter import filter_command
-from tomflywheel.cli._flywheel import flywheel_command
-from tomflywheel.cli._generate import GenerateCommand, generate_command, stats_command
-from tomflywheel.cli._report import report_app
-from tomflywheel.cli._serve import serve
-from tomflywheel.cli._train import train_command
-from tomflywheel.cli._world import world_app
+from tomflywheel.cli._lazy import LazyGroup
 from tomflywheel.errors import TomflywheelError, UserInputError
 
 app = typer.Typer(
@@ -32,6 +22,8 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     rich_markup_mode=None,
+    # Subcommands (``_lazy.COMMANDS``) import their modules when used: ``--help`` starts at once.
+    cls=LazyGroup,
     # Locals in tracebacks could show an API key: never print them.
     pretty_exceptions_show_locals=False,
 )
@@ -60,21 +52,6 @@ def _root(
 
 _state = {"verbose": 0}
 """The root's ``-v`` count, for ``main`` (which runs outside the command)."""
-
-
-app.command("serve")(serve)
-app.command("eval")(eval_command)
-app.command("flywheel")(flywheel_command)
-app.command("example")(example_command)
-app.command("train")(train_command)
-app.command("filter")(filter_command)
-app.add_typer(report_app, name="report")
-app.add_typer(feedback_app, name="feedback")
-app.add_typer(datasets_app, name="datasets")
-app.add_typer(world_app, name="world")
-datasets_app.command("generate", cls=GenerateCommand)(generate_command)
-datasets_app.command("stats")(stats_command)
-datasets_app.command("audit")(audit_command)
 
 
 def _fail(message: str, code: int) -> NoReturn:

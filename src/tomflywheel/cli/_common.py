@@ -7,18 +7,22 @@ import enum
 import logging
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
-from pydantic import BaseModel, ValidationError
 from rich.console import Console
 from rich.logging import RichHandler
 from typer.core import TyperCommand
 
-from tomflywheel.config import DEFAULT_CONFIG, Settings, load_settings
 from tomflywheel.progress import Update
 
-M = TypeVar("M", bound=BaseModel)
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+    from tomflywheel.config import Settings
+
+# pydantic and the config models load in the commands that use them, not for ``--help``.
+M = TypeVar("M", bound="BaseModel")
 
 out = Console(soft_wrap=True)
 """Results go to stdout."""
@@ -66,6 +70,8 @@ ExecutorOption = Annotated[
 
 def load(config: Path | None, executor: ExecutorChoice | None = None) -> Settings:
     """Load the config file (the default one when none is given); ``--executor`` overrides."""
+    from tomflywheel.config import DEFAULT_CONFIG, load_settings
+
     settings = load_settings(config or DEFAULT_CONFIG)
     if executor is not None:
         settings = settings.model_copy(update={"executor": executor.value})
@@ -147,6 +153,8 @@ def with_flags(model: M, flags: Mapping[str, Any]) -> M:
     Raises:
         typer.BadParameter: A flag's value is not valid for its field.
     """
+    from pydantic import ValidationError
+
     given = _given(flags)
     if not given:
         return model

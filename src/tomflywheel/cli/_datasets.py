@@ -9,7 +9,9 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
+from tomflywheel.cli._audit import audit_command
 from tomflywheel.cli._common import out, progress, status
+from tomflywheel.cli._generate import GenerateCommand, generate_command, stats_command
 
 if TYPE_CHECKING:
     from tomflywheel.datasets import FetchSummary, ImportSummary
@@ -271,3 +273,8 @@ def fetch_command(
             run_import=run_import,
         )
     _render_fetch(summary)
+
+
+datasets_app.command("generate", cls=GenerateCommand)(generate_command)
+datasets_app.command("stats")(stats_command)
+datasets_app.command("audit")(audit_command)
