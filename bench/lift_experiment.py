@@ -67,7 +67,7 @@ BENCHMARKS = ROOT.parent / "shared" / "benchmarks"
 class Config:
     """One configuration under test: what ``--config`` names and ``--set`` overrides."""
 
-    budget: int = 500
+    budget: int = 250
     epochs: float = 1.0
     learning_rate: float = 5e-5
     audit_margin: float = AuditSettings().margin
@@ -90,7 +90,7 @@ CONFIGURATIONS: dict[str, Config] = {
     "default": Config(),
     "rounds3-replay": Config(rounds=3),
     "rounds3-continue": Config(rounds=3, mode="continue", replay_share=0.0),
-    "budget250": Config(budget=250),
+    "budget500": Config(budget=500),
     "budget1000-margin0": Config(budget=1000, audit_margin=0.0),
     "epochs2": Config(epochs=2.0),
     "lr2e-5": Config(learning_rate=2e-5),

@@ -30,8 +30,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from provenance import command, commit
-from tomflywheel._io import atomic_write_text, write_jsonl_atomic
+from provenance import recorded
+from tomflywheel._io import write_jsonl_atomic
 from tomflywheel._rng import rng_for, stable_seed
 from tomflywheel.config import EvalSettings, TrainSettings
 from tomflywheel.llm import ensure_default_model
@@ -217,31 +217,32 @@ def main() -> None:
     if args.worker:
         print(json.dumps(worker(args.worker, args.data, base, settings)))
         return
-    lines = [
-        "fine-tuning throughput: plain loop vs TRL's fused head vs the project's trainer",
-        f"command: {command()}",
-        f"commit: {commit()}",
-        f"steps {args.steps}, batch {args.batch_size}, threads {args.threads}; "
-        "arms run in mirrored order, each in its own process",
-    ]
-    with tempfile.TemporaryDirectory() as tmp:
-        for size in args.sizes.split(","):
-            data = Path(tmp) / f"{size}.jsonl"
-            n = max(16, args.steps * args.batch_size)
-            write_jsonl_atomic(data, samples(n, filler=0 if size == "tomi" else 40))
-            runs = []
-            for arm in (*ARMS, *reversed(ARMS)):
-                done = subprocess.run(
-                    [sys.executable, __file__, "--worker", arm, "--data", str(data),
-                     "--steps", str(args.steps), "--batch-size", str(args.batch_size),
-                     "--threads", str(args.threads)],
-                    capture_output=True, text=True, check=True,
-                )  # fmt: skip
-                runs.append(json.loads(done.stdout.strip().splitlines()[-1]))
-            lines += report(size, runs)
-            print("\n".join(lines[-len(runs) - 1 :]), flush=True)
-    atomic_write_text(args.out, "\n".join(lines) + "\n")
-    print(f"wrote {args.out}")
+    title = "fine-tuning throughput: plain loop vs TRL's fused head vs the project's trainer"
+    with recorded(args.out, title):
+        print(
+            f"steps {args.steps}, batch {args.batch_size}, threads {args.threads}; "
+            "arms run in mirrored order, each in its own process"
+        )
+        with tempfile.TemporaryDirectory() as tmp:
+            for size in args.sizes.split(","):
+                print("\n".join(report(size, measure(size, Path(tmp), args))), flush=True)
+
+
+def measure(size: str, tmp: Path, args: argparse.Namespace) -> list[dict]:
+    """Each arm twice, in mirrored order, each in its own process, on ``size`` samples."""
+    data = tmp / f"{size}.jsonl"
+    n = max(16, args.steps * args.batch_size)
+    write_jsonl_atomic(data, samples(n, filler=0 if size == "tomi" else 40))
+    runs = []
+    for arm in (*ARMS, *reversed(ARMS)):
+        done = subprocess.run(
+            [sys.executable, __file__, "--worker", arm, "--data", str(data),
+             "--steps", str(args.steps), "--batch-size", str(args.batch_size),
+             "--threads", str(args.threads)],
+            capture_output=True, text=True, check=True,
+        )  # fmt: skip
+        runs.append(json.loads(done.stdout.strip().splitlines()[-1]))
+    return runs
 
 
 def report(size: str, runs: list[dict]) -> list[str]:
