@@ -96,9 +96,15 @@ def run(args: argparse.Namespace) -> None:
                     start = time.perf_counter()
                     subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, env=_env(source))
                     times[(label, name)].append(time.perf_counter() - start)
+    load = ", ".join(f"{value:.2f}" for value in os.getloadavg())
+    print(f"load average before the table (1, 5, 15 min): {load} on {os.cpu_count()} CPUs")
     print(f"{'command':<30} {'source':<9} {'fastest s':>9} {'median s':>9}   ({args.runs} runs)")
     for (label, name), values in times.items():
-        print(f"{label:<30} {name:<9} {min(values):>9.3f} {statistics.median(values):>9.3f}")
+        ratio = ""
+        if name == "this" and "baseline" in sources:
+            base = statistics.median(times[(label, "baseline")])
+            ratio = f"   {base / statistics.median(values):.2f}x faster than baseline (median)"
+        print(f"{label:<30} {name:<9} {min(values):>9.3f} {statistics.median(values):>9.3f}{ratio}")
     for name, source in sources.items():
         heavy = ", ".join(heavy_loaded(source)) or "none"
         print(f"heavy libraries loaded by importing the CLI ({name}): {heavy}")
