@@ -14,6 +14,8 @@ from tomflywheel.config import EmbeddedServerSettings, LLMSettings, RaySettings
 ROOT = Path(__file__).resolve().parents[1]
 BENCHMARKS_ENV = "TOMFLYWHEEL_BENCHMARKS"
 SERVED_NAME = "smollm2-135m-instruct"
+STARTUP_S = 1200.0
+"""How long a test waits for an embedded server: generous, the machine may be busy."""
 
 # The suite is deterministic: property tests draw the same examples on every run and machine,
 # with no per-example deadline (a slow machine is not a failure).
@@ -61,7 +63,9 @@ def vllm_base_url() -> Iterator[str]:
         return
     from tomflywheel.llm import embedded_server
 
-    server = embedded_server(EmbeddedServerSettings(served_model_name=SERVED_NAME))
+    server = embedded_server(
+        EmbeddedServerSettings(served_model_name=SERVED_NAME, startup_timeout_s=STARTUP_S)
+    )
     with server:
         yield server.base_url
 

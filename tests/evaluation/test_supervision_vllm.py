@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from tests.conftest import SERVED_NAME
+from tests.conftest import SERVED_NAME, STARTUP_S
 from tests.evaluation.conftest import external_settings
 from tests.llm.test_server_processes_vllm import _children, _cmdline
 from tomflywheel.config import DatasetRef, EmbeddedServerSettings
@@ -29,7 +29,11 @@ def test_a_server_killed_mid_stage_is_restarted_and_the_stage_finishes_as_a_clea
     embedded = settings.model_copy(
         update={
             "server": "embedded",
-            "embedded": EmbeddedServerSettings(served_model_name=SERVED_NAME),
+            # This second server (and its restart) starts beside the session's: 300 s was once
+            # too short on a busy machine.
+            "embedded": EmbeddedServerSettings(
+                served_model_name=SERVED_NAME, startup_timeout_s=STARTUP_S
+            ),
         }
     )
     embedded.llm.concurrency = 2

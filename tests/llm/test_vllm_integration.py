@@ -10,7 +10,7 @@ import threading
 import pytest
 from pydantic import BaseModel, Field
 
-from tests.conftest import SERVED_NAME, served_requests
+from tests.conftest import SERVED_NAME, STARTUP_S, served_requests
 from tests.llm._proxy import failing_proxy
 from tomflywheel.config import EmbeddedServerSettings
 from tomflywheel.errors import LLMRequestError, ServerError
@@ -181,7 +181,9 @@ def test_a_dead_endpoint_fails_over_to_a_live_one(llm_settings):
 def test_server_killed_mid_batch_then_a_later_run_finishes(llm_settings, tmp_path):
     """Retries, then a clear error; the cache keeps whole answers; a later run sends the rest."""
     prompts = [f"Write a short poem about the number {i}." for i in range(20)]
-    own = embedded_server(EmbeddedServerSettings(served_model_name=SERVED_NAME))
+    own = embedded_server(
+        EmbeddedServerSettings(served_model_name=SERVED_NAME, startup_timeout_s=STARTUP_S)
+    )
     cache_path = tmp_path / "kill.sqlite"
     finished: list[int] = []
 

@@ -12,6 +12,7 @@ import httpx
 import pytest
 from typer.testing import CliRunner
 
+from tests.conftest import STARTUP_S
 from tests.train.conftest import tomi_style_samples
 from tomflywheel._io import write_jsonl_atomic
 from tomflywheel.cli import app
@@ -104,7 +105,7 @@ def test_vllm_serves_the_fine_tuned_folder(trained):
     from tomflywheel.llm import VLLMServer
 
     result, _ = trained
-    settings = EmbeddedServerSettings(served_model_name="tuned-tiny")
+    settings = EmbeddedServerSettings(served_model_name="tuned-tiny", startup_timeout_s=STARTUP_S)
     with VLLMServer(settings, model_dir=result.output_dir) as server:
         models = httpx.get(f"{server.base_url}/models", timeout=10).json()
         assert [m["id"] for m in models["data"]] == ["tuned-tiny"]

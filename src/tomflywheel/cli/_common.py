@@ -70,6 +70,7 @@ ExecutorOption = Annotated[
 
 def load(config: Path | None, executor: ExecutorChoice | None = None) -> Settings:
     """Load the config file (the default one when none is given); ``--executor`` overrides."""
+    # pydantic's config models load here, when a command runs, not for ``--help``.
     from tomflywheel.config import DEFAULT_CONFIG, load_settings
 
     settings = load_settings(config or DEFAULT_CONFIG)
@@ -153,7 +154,7 @@ def with_flags(model: M, flags: Mapping[str, Any]) -> M:
     Raises:
         typer.BadParameter: A flag's value is not valid for its field.
     """
-    from pydantic import ValidationError
+    from pydantic import ValidationError  # with the config models: not for ``--help``
 
     given = _given(flags)
     if not given:
