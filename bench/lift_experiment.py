@@ -353,29 +353,80 @@ def _status(message: str) -> None:
 # ---- the guarded test read and the results -------------------------------------------------
 
 
-def guard_test_read(out: Path, name: str, work: Path, force: bool) -> None:
-    """Refuse a second test read of one configuration; record this one (append, one line)."""
+def guard_test_read(out: Path, name: str, work: Path, seeds: list[int], force: bool) -> None:
+    """Refuse a second test read of one configuration's data seeds; record this one.
+
+    A read of data seeds not read before (the seeds a session ran out before) is allowed; so is
+    resuming an unfinished read in the same work folder. Records are appended, one line each.
+    """
     reads = out / "test_reads.jsonl"
     earlier = [
         json.loads(line) for line in reads.read_text(encoding="utf-8").splitlines() if line
     ] if reads.exists() else []  # fmt: skip
     mine = [r for r in earlier if r["config"] == name]
-    resuming = mine and all(r["work"] == str(work) and not r.get("finished") for r in mine)
-    if mine and not resuming and not force:
+    finished = {r["work"] for r in mine if r.get("finished")}
+    reported = seeds_reported(out / f"lift_test_{name}.json")
+    blocking = [
+        r
+        for r in mine
+        if not r.get("finished")  # a start record; a record without seeds read those reported
+        and set(r.get("seeds", reported)) & set(seeds)
+        and (r["work"] != str(work) or r["work"] in finished)
+    ]
+    if blocking and not force:
         sys.exit(
-            f"the test split was already read for {name!r} ({mine[0]['started']}, "
-            f"{mine[0]['work']}): choose on dev, or pass --force to read it again"
+            f"the test split was already read for {name!r} ({blocking[0]['started']}, "
+            f"{blocking[0]['work']}, data seeds {sorted(set(blocking[0].get('seeds', reported)))}"
+            "): choose on dev, or pass --force to read it again"
         )
     record = {"config": name, "started": _now(), "work": str(work), "commit": commit()}
     with reads.open("a", encoding="utf-8") as handle:
-        handle.write(json.dumps({**record, "forced": bool(mine) and not resuming}) + "\n")
+        line = {**record, "seeds": seeds, "forced": bool(blocking)}
+        handle.write(json.dumps(line) + "\n")
 
 
-def finish_test_read(out: Path, name: str, work: Path) -> None:
+def finish_test_read(out: Path, name: str, work: Path, seeds: list[int]) -> None:
     """Mark the test read of ``name`` finished."""
     with (out / "test_reads.jsonl").open("a", encoding="utf-8") as handle:
         line = {"config": name, "finished_at": _now(), "work": str(work), "finished": True}
-        handle.write(json.dumps(line) + "\n")
+        handle.write(json.dumps({**line, "seeds": seeds}) + "\n")
+
+
+def seeds_reported(path: Path) -> list[int]:
+    """The data seeds a results file holds (none when it does not exist)."""
+    if not path.exists():
+        return []
+    return [seed["seed"] for seed in json.loads(path.read_text(encoding="utf-8"))["seeds"]]
+
+
+def with_earlier_seeds(path: Path, result: dict[str, Any]) -> dict[str, Any]:
+    """``result`` joined with the other data seeds of an earlier results file of its name.
+
+    Used when ``--seeds`` runs some of the data seeds: the earlier file's seeds stay, each with
+    the command and commit that measured it (``earlier``), and the mean covers them all. The
+    configuration and the held-out sizes must match, or the seeds are not one experiment.
+    """
+    if not path.exists():
+        return result
+    earlier = json.loads(path.read_text(encoding="utf-8"))
+    for key in ("config", "sizes", "opentom"):
+        if earlier[key] != result[key]:
+            sys.exit(
+                f"{path}: its {key} {earlier[key]} differs from this run's {result[key]}; "
+                "write the run elsewhere (--out) or run every data seed"
+            )
+    mine = {seed["seed"] for seed in result["seeds"]}
+    kept = [seed for seed in earlier["seeds"] if seed["seed"] not in mine]
+    if not kept:
+        return result
+    reads = [
+        *earlier.get("earlier", []),
+        {key: earlier[key] for key in ("command", "commit", "finished", "seconds")}
+        | {"seeds": [seed["seed"] for seed in kept]},
+    ]
+    seeds = sorted([*kept, *result["seeds"]], key=lambda seed: seed["seed"])
+    last = [seed["rounds"][-1]["rows"] for seed in seeds]
+    return {**result, "earlier": reads, "seeds": seeds, "summary": across_seeds(last)}
 
 
 def _now() -> str:
@@ -392,6 +443,11 @@ def render(result: dict[str, Any]) -> str:
         f"held-out sizes {result['sizes']}; OpenToM {result['opentom']}",
         f"configuration: {json.dumps(result['config'])}",
     ]
+    for read in result.get("earlier", []):
+        lines.append(
+            f"data seeds {read['seeds']} from an earlier read: {read['command']} "
+            f"(commit {read['commit']}, finished {read['finished']})"
+        )
     for seed in result["seeds"]:
         for entry in seed["rounds"]:
             trained = entry["trained"]
@@ -420,6 +476,12 @@ def main() -> None:
     parser.add_argument("--split", choices=("dev", "test"), default="dev")
     parser.add_argument("--force", action="store_true", help="read the test split again")
     parser.add_argument("--data-seeds", type=int, default=3, help="data seeds (N)")
+    parser.add_argument(
+        "--seeds",
+        type=lambda text: [int(part) for part in text.split(",")],
+        help="run only these of the N data seeds (comma-separated); the results file keeps "
+        "the other seeds an earlier run of this configuration wrote",
+    )
     parser.add_argument("--tomi", type=int, default=400, help="held-out ToMi items")
     parser.add_argument("--hitom", type=int, default=200, help="held-out Hi-ToM items")
     parser.add_argument("--bigtom", type=int, default=200, help="held-out BigToM items")
@@ -436,14 +498,17 @@ def main() -> None:
     if not BENCHMARKS.is_dir():
         sys.exit(f"needs the public ToMi, Hi-ToM and BigToM files at {BENCHMARKS}")
     name, config = configuration(args.config, args.set)
+    chosen = args.seeds or list(range(args.data_seeds))
+    if not set(chosen) <= set(range(args.data_seeds)):
+        sys.exit(f"--seeds {chosen}: data seeds are 0..{args.data_seeds - 1}")
     work = args.work or Path("/tmp") / "lift_experiment" / f"{args.split}_{name}"
     work.mkdir(parents=True, exist_ok=True)
     args.out.mkdir(parents=True, exist_ok=True)
     if args.split == "test":
-        guard_test_read(args.out, name, work, args.force)
+        guard_test_read(args.out, name, work, chosen, args.force)
     started, checkout = time.perf_counter(), commit()  # the code that runs: edits later don't
     paths = write_splits(work, args, config)
-    seeds = [run_seed(work, seed, paths, config, args) for seed in range(args.data_seeds)]
+    seeds = [run_seed(work, seed, paths, config, args) for seed in chosen]
     last = [seed["rounds"][-1]["rows"] for seed in seeds]
     result = {
         "name": name,
@@ -460,10 +525,12 @@ def main() -> None:
         "summary": across_seeds(last),
     }
     stem = args.out / f"lift_{args.split}_{name}"
+    if args.seeds:
+        result = with_earlier_seeds(stem.with_suffix(".json"), result)
     atomic_write_json(stem.with_suffix(".json"), result)
     atomic_write_text(stem.with_suffix(".txt"), render(result))
     if args.split == "test":
-        finish_test_read(args.out, name, work)
+        finish_test_read(args.out, name, work, chosen)
     print(render(result))
 
 
