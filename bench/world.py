@@ -14,8 +14,9 @@ side and the reference side alternating over ``--repeat`` rounds; wall time and 
 
 The reference is not part of this repository: ``--reference DIR`` names a checkout of
 ``singularity4/TemporalGraph-ToM`` (the folder holding ``scripts/``). Its scripts read and write
-hard-coded ``/mnt/user-data/outputs/...`` paths; the bench runs copies whose only change is that
-those paths point into a temporary folder (and ``gen_v10.py``'s story count is ``--n``).
+hard-coded ``/mnt/user-data/outputs/...`` paths, some ``v10/`` and some ``v11/data/`` for the same
+files; the bench runs copies whose only change is that both point to one temporary folder (and
+``gen_v10.py``'s story count is ``--n``).
 Without ``--reference`` only our side runs, and the output says that no ratio was measured.
 
     python bench/world.py --reference ~/src/TemporalGraph-ToM      # both sides, ratios
@@ -81,15 +82,14 @@ def run_process(command: list[str], cwd: Path) -> Run:
 def prepare_reference(reference: Path, work: Path, n: int) -> Path:
     """Copies of the reference scripts reading and writing under ``work`` instead of /mnt."""
     source = reference / "scripts" if (reference / "scripts").is_dir() else reference
-    code = work / "code"
-    (work / "data").mkdir(parents=True)
-    code.mkdir()
+    code = work / "code"  # the scripts, their data and the verify_v10 they import, together
+    code.mkdir(parents=True)
     for name in GENERATE_SCRIPTS + CHECK_SCRIPTS:
         path = source / name
         if not path.is_file():
             raise SystemExit(f"--reference: {path} not found")
         text = path.read_text(encoding="utf-8")
-        text = text.replace(_DATA, str(work / "data")).replace(_CODE, str(code))
+        text = text.replace(_DATA, str(code)).replace(_CODE, str(code))
         if name == "gen_v10.py":
             text, count = re.subn(r"def main\(n=\d+", f"def main(n={n}", text)
             if count != 1:

@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from tests.cli_commands import walk
 from tomflywheel.cli import app
-from tomflywheel.cli._lazy import COMMANDS
+from tomflywheel.cli._lazy import COMMANDS, DATASETS_COMMANDS
 
 HEAVY = ("sklearn", "torch", "transformers", "vllm", "ray", "pandas", "openai", "scipy")
 
@@ -46,9 +46,26 @@ def test_root_help_imports_no_command_and_no_config():
 
 def test_each_summary_is_the_first_paragraph_of_its_commands_help():
     commands = dict(walk())
-    for name, entry in COMMANDS.items():
-        first = " ".join((commands[(name,)].help or "").split("\n\n")[0].split())
-        assert first == entry.summary, name
+    tables = {(): COMMANDS, ("datasets",): DATASETS_COMMANDS}
+    for group, table in tables.items():
+        for name, entry in table.items():
+            first = " ".join((commands[(*group, name)].help or "").split("\n\n")[0].split())
+            assert first == entry.summary, name
+
+
+def test_datasets_generate_loads_neither_the_config_nor_the_benchmark_checks():
+    # ``datasets generate`` needs the generators only: the audit command's config models and
+    # the world engine's benchmark checks load when a command uses them.
+    statement = "from tomflywheel.cli import main; main(['datasets', 'generate', '--help'])"
+    probe = (
+        f"import sys\ntry:\n    {statement}\nexcept SystemExit:\n    pass\n"
+        "print(*sorted(m for m in sys.modules if m.startswith(('tomflywheel.config', "
+        "'tomflywheel.cli._audit', 'tomflywheel.world.checks'))), file=sys.stderr)"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "Generators:" in done.stdout
+    assert done.stderr.split() == []
 
 
 def test_a_command_used_is_built_with_its_own_options():

@@ -102,3 +102,43 @@ def make_tiny_model(folder: Path, base_model: Path) -> Path:
 def tiny_model(base_model: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A tiny random Llama folder (fast to train) speaking the bundled model's chat format."""
     return make_tiny_model(tmp_path_factory.mktemp("tiny-model"), base_model)
+
+
+def basket_or_box(n: int, purpose: str, *, always_basket: bool) -> list[Sample]:
+    """``n`` one-line stories whose two candidates are ``basket`` and ``box``.
+
+    The gold is ``basket`` throughout (``always_basket``: a set a reward can teach in a few
+    steps) or a seeded coin flip (a model trained on it names either, about as often).
+    """
+    samples = []
+    for i in range(n):
+        rng = rng_for(purpose, i)
+        thing = rng.choice(OBJECTS)
+        gold = "basket" if always_basket else rng.choice(["basket", "box"])
+        samples.append(
+            Sample(
+                id=f"{purpose}-{i:03d}",
+                story=f"The {thing} is in the box. The {thing} is in the basket.",
+                question=f"Where is the {thing}?",
+                answer=Answer(correct_answers=[gold]),
+                meta={"dataset": "tomi", "candidates": ["basket", "box"]},
+            )
+        )
+    return samples
+
+
+@pytest.fixture(scope="session")
+def candidate_model(tiny_model: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The tiny model taught to answer ``basket`` or ``box`` (half each): GRPO can steer it."""
+    from tomflywheel.config import EvalSettings, TrainSettings
+    from tomflywheel.train import train_model
+
+    folder = tmp_path_factory.mktemp("candidate-model")
+    data = folder / "coin.jsonl"
+    write_jsonl_atomic(data, basket_or_box(16, "test-coin", always_basket=False))
+    settings = TrainSettings(steps=80, batch_size=8, learning_rate=2e-2, seed=0, threads=2)
+    train_model(
+        data, base=tiny_model, out=folder / "model", settings=settings,
+        eval_settings=EvalSettings(),
+    )  # fmt: skip
+    return folder / "model"

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.train.conftest import tomi_style_samples
+from tests.train.conftest import basket_or_box, tomi_style_samples
 from tomflywheel._io import write_jsonl_atomic
 from tomflywheel.config import EvalSettings
 from tomflywheel.errors import ConfigError
@@ -36,26 +36,21 @@ def _spec(data: Path, base: Path, out: Path, settings: TrainSettings) -> dict:
     }  # fmt: skip
 
 
-def test_a_killed_run_resumes_and_ends_with_the_same_losses(tmp_path, tiny_model):
-    data = tmp_path / "train.jsonl"
-    write_jsonl_atomic(data, tomi_style_samples(8))
-    reference = train_model(
-        data, base=tiny_model, out=tmp_path / "reference", settings=SETTINGS,
-        eval_settings=EvalSettings(),
-    )  # fmt: skip
-
+def _killed_and_resumed(
+    tmp_path: Path, data: Path, base: Path, settings: TrainSettings, *, kill_after: int
+) -> dict:
+    """Run the worker with checkpoints, SIGKILL it once step ``kill_after`` is logged, rerun
+    the same command; the finished run's manifest."""
     out = tmp_path / "run"
     spec = tmp_path / "spec.json"
-    spec.write_text(json.dumps(_spec(data, tiny_model, out, SETTINGS.model_copy(
-        update={"save_steps": 2}))), encoding="utf-8")  # fmt: skip
+    spec.write_text(json.dumps(_spec(data, base, out, settings)), encoding="utf-8")
     command = [sys.executable, "-m", "tomflywheel.train._worker", str(spec)]
     with subprocess.Popen(command, stdout=subprocess.PIPE, text=True) as first:
         assert first.stdout is not None
         for line in first.stdout:
-            # Step 5 is logged after step 4's checkpoint was written: kill it mid-run.
             if (
                 line.startswith(PROGRESS_PREFIX)
-                and json.loads(line[len(PROGRESS_PREFIX) :])["done"] >= 5
+                and json.loads(line[len(PROGRESS_PREFIX) :])["done"] >= kill_after
             ):
                 first.send_signal(signal.SIGKILL)
                 break
@@ -66,13 +61,47 @@ def test_a_killed_run_resumes_and_ends_with_the_same_losses(tmp_path, tiny_model
 
     again = subprocess.run(command, capture_output=True, text=True, check=False)
     assert again.returncode == 0, again.stderr[-3000:]
-    manifest = json.loads((out / MANIFEST_NAME).read_text(encoding="utf-8"))
+    # Done: the checkpoints are gone, the model is in place.
+    assert not checkpoint_folder(out).exists()
+    return json.loads((out / MANIFEST_NAME).read_text(encoding="utf-8"))
+
+
+def test_a_killed_run_resumes_and_ends_with_the_same_losses(tmp_path, tiny_model):
+    data = tmp_path / "train.jsonl"
+    write_jsonl_atomic(data, tomi_style_samples(8))
+    reference = train_model(
+        data, base=tiny_model, out=tmp_path / "reference", settings=SETTINGS,
+        eval_settings=EvalSettings(),
+    )  # fmt: skip
+    # Step 5 is logged after step 4's checkpoint was written: kill it mid-run.
+    manifest = _killed_and_resumed(
+        tmp_path, data, tiny_model, SETTINGS.model_copy(update={"save_steps": 2}), kill_after=5
+    )
     assert manifest["resumed_from_step"] >= 4
     assert manifest["steps"] == 10
     assert manifest["losses"] == reference.losses
     assert manifest["learning_rates"] == reference.learning_rates
-    # Done: the checkpoints are gone, the model is in place.
-    assert not checkpoint_folder(out).exists()
+
+
+def test_a_killed_grpo_run_resumes_and_samples_as_if_never_stopped(tmp_path, candidate_model):
+    # The replies after the resume are drawn from the restored generator state: same rewards.
+    data = tmp_path / "basket.jsonl"
+    write_jsonl_atomic(data, basket_or_box(8, "test-grpo-resume", always_basket=True))
+    settings = TrainSettings(
+        method="grpo", steps=6, batch_size=4, learning_rate=3e-3, seed=3, threads=2,
+        max_length=128, grpo={"generations": 4, "max_completion_tokens": 4},
+    )  # fmt: skip
+    reference = train_model(
+        data, base=candidate_model, out=tmp_path / "reference", settings=settings,
+        eval_settings=EvalSettings(),
+    )  # fmt: skip
+    manifest = _killed_and_resumed(
+        tmp_path, data, candidate_model, settings.model_copy(update={"save_steps": 2}),
+        kill_after=3,
+    )  # fmt: skip
+    assert manifest["method"] == "grpo" and manifest["resumed_from_step"] == 2
+    assert manifest["grpo"]["rewards"] == reference.rewards
+    assert manifest["losses"] == reference.losses
 
 
 def test_checkpoints_of_other_settings_are_refused(tmp_path):

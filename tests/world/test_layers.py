@@ -2,6 +2,8 @@
 
 import ast
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -97,3 +99,23 @@ def test_the_rule_catches_a_forbidden_direction(tmp_path):
         "model/_bad.py:1 imports tomflywheel.world.verifiers: "
         "model comes before verifiers in the layer order"
     ]
+
+
+@pytest.mark.parametrize("package", ["tomflywheel.world", "tomflywheel.world.language"])
+def test_lazy_exports_are_the_listed_names_and_load_only_their_module(package: str):
+    # A fresh interpreter: importing the package loads no sub-module; one export loads its own.
+    probe = (
+        f"import importlib, sys; p = importlib.import_module({package!r}); "
+        "before = sorted(m for m in sys.modules if m.startswith(p.__name__ + '.')); "
+        "assert all(getattr(p, name) is not None for name in p.__all__); "
+        "assert sorted(set(dir(p)) & set(p.__all__)) == sorted(p.__all__); "
+        "print(before)"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert ast.literal_eval(done.stdout.strip()) == []
+
+
+def test_an_unknown_name_is_an_attribute_error():
+    with pytest.raises(AttributeError, match="no attribute 'nothing'"):
+        _ = tomflywheel.world.nothing

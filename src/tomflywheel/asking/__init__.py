@@ -50,6 +50,7 @@ from tomflywheel.asking.judge import (
     closed_candidates,
     judge_by_rules,
     option_scores,
+    rules_options,
 )
 
 __all__ = [
@@ -86,6 +87,7 @@ __all__ = [
     "render_logprob_context",
     "render_prompt",
     "render_user_text",
+    "rules_options",
     "scored_prediction",
     "scoring_request",
     "scoring_sample",

@@ -9,9 +9,8 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from tomflywheel.cli._audit import audit_command
 from tomflywheel.cli._common import out, progress, status
-from tomflywheel.cli._generate import GenerateCommand, generate_command, stats_command
+from tomflywheel.cli._lazy import DatasetsGroup
 
 if TYPE_CHECKING:
     from tomflywheel.datasets import FetchSummary, ImportSummary
@@ -21,7 +20,10 @@ ENV_FETCH_BASE_URL = "TOMFLYWHEEL_FETCH_BASE_URL"
 holds the two equal)."""
 
 datasets_app = typer.Typer(
-    help="Import, generate and inspect evaluation datasets.", no_args_is_help=True
+    help="Import, generate and inspect evaluation datasets.",
+    no_args_is_help=True,
+    # generate, stats and audit (``_lazy.DATASETS_COMMANDS``) import their modules when used.
+    cls=DatasetsGroup,
 )
 
 
@@ -273,8 +275,3 @@ def fetch_command(
             run_import=run_import,
         )
     _render_fetch(summary)
-
-
-datasets_app.command("generate", cls=GenerateCommand)(generate_command)
-datasets_app.command("stats")(stats_command)
-datasets_app.command("audit")(audit_command)

@@ -3,13 +3,14 @@
 ``tomflywheel --help`` lists every command from the summaries below, so it imports none of
 them; ``tomflywheel eval ...`` imports the eval command's module and nothing else's. The same
 shape as pip's command table (module, attribute, summary); a test checks that each summary is
-the first paragraph of the command's own help.
+the first paragraph of the command's own help. The ``datasets`` group does the same for the
+commands whose modules are heavy (``generate`` need not load the config models).
 """
 
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, ClassVar, NamedTuple
 
 import typer
 from typer.core import TyperGroup
@@ -27,6 +28,8 @@ class LazyCommand(NamedTuple):
     module: str
     attribute: str
     summary: str
+    command_class: str = ""
+    """The module's click command class for it, if not the default."""
 
 
 COMMANDS: dict[str, LazyCommand] = {
@@ -81,31 +84,57 @@ COMMANDS: dict[str, LazyCommand] = {
 }
 """The root's subcommands, in the order ``--help`` lists them."""
 
+DATASETS_COMMANDS: dict[str, LazyCommand] = {
+    "generate": LazyCommand(
+        "tomflywheel.cli._generate",
+        "generate_command",
+        "Generate synthetic ToM samples with the world engine and write them as JSONL.",
+        command_class="GenerateCommand",
+    ),
+    "stats": LazyCommand(
+        "tomflywheel.cli._generate",
+        "stats_command",
+        "Counts and distributions of a dataset (stories, events and targeted rates if traced).",
+    ),
+    "audit": LazyCommand(
+        "tomflywheel.cli._audit",
+        "audit_command",
+        "Score cheap non-ToM heuristics on each file, per question family, against chance.",
+    ),
+}
+"""``datasets`` subcommands listed after the group's own (list, import, export, fetch)."""
+
 
 class LazyGroup(TyperGroup):
-    """The root group: subcommands from ``COMMANDS``, each built when first asked for."""
+    """A group whose ``lazy`` subcommands are each built when first asked for."""
+
+    lazy: ClassVar[dict[str, LazyCommand]] = COMMANDS
 
     def list_commands(self, ctx: typer.Context) -> list[str]:
-        return [*COMMANDS, *(n for n in super().list_commands(ctx) if n not in COMMANDS)]
+        own = [name for name in super().list_commands(ctx) if name not in self.lazy]
+        return [*own, *self.lazy]
 
     def get_command(self, ctx: typer.Context, cmd_name: str) -> Command | None:
-        if cmd_name not in self.commands and cmd_name in COMMANDS:
+        if cmd_name not in self.commands and cmd_name in self.lazy:
             self.commands[cmd_name] = self._build(cmd_name)
         return super().get_command(ctx, cmd_name)
 
     def format_commands(self, ctx: typer.Context, formatter: HelpFormatter) -> None:
-        """The command list from the summaries, importing no command."""
-        rows = [
-            (name, COMMANDS[name].summary if name in COMMANDS else self.commands[name].help or "")
-            for name in self.list_commands(ctx)
-        ]
+        """The command list from the summaries, importing no lazy command."""
+        rows = [(name, self._summary(name)) for name in self.list_commands(ctx)]
         if rows:
             with formatter.section("Commands"):
                 formatter.write_dl(rows)
 
+    def _summary(self, name: str) -> str:
+        if name in self.lazy:
+            return self.lazy[name].summary
+        return " ".join((self.commands[name].help or "").split("\n\n")[0].split())
+
     def _build(self, name: str) -> Command:
-        entry = COMMANDS[name]
-        target = getattr(importlib.import_module(entry.module), entry.attribute)
+        entry = self.lazy[name]
+        module = importlib.import_module(entry.module)
+        target = getattr(module, entry.attribute)
         if isinstance(target, typer.Typer):
             return get_group_from_info(
                 TyperInfo(target, name=name),
@@ -113,8 +142,15 @@ class LazyGroup(TyperGroup):
                 suggest_commands=True,
                 rich_markup_mode=self.rich_markup_mode,
             )
+        cls = getattr(module, entry.command_class) if entry.command_class else None
         return get_command_from_info(
-            CommandInfo(name=name, callback=target),
+            CommandInfo(name=name, callback=target, cls=cls),
             pretty_exceptions_short=True,
             rich_markup_mode=self.rich_markup_mode,
         )
+
+
+class DatasetsGroup(LazyGroup):
+    """The ``datasets`` group: ``generate``, ``stats`` and ``audit`` load when used."""
+
+    lazy = DATASETS_COMMANDS

@@ -1,4 +1,4 @@
-"""``tomflywheel train``: supervised fine-tuning of a causal LM on a training data file."""
+"""``tomflywheel train``: fine-tune a causal LM on a training data file (SFT or GRPO)."""
 
 from __future__ import annotations
 
@@ -22,7 +22,10 @@ def _print_summary(result: TrainResult) -> None:
     table.add_column("what", style="bold")
     table.add_column("value")
     table.add_row("steps", str(result.steps))
+    table.add_row("method", str(result.manifest.get("method", "sft")))
     table.add_row("loss", f"{result.losses[0]:.4f} → {result.losses[-1]:.4f}")
+    if result.rewards:
+        table.add_row("mean reward", f"{result.rewards[0]:.3f} → {result.rewards[-1]:.3f}")
     table.add_row("samples", f"{result.samples} ({result.with_rationale} with a rationale)")
     if result.too_long:
         table.add_row("dropped", f"{len(result.too_long)} longer than max_length")
@@ -51,6 +54,17 @@ def train_command(
             file_okay=False,
             help="Base Hugging Face model folder (default: the bundled SmolLM2).",
         ),
+    ] = None,
+    method: Annotated[
+        str | None,
+        typer.Option(
+            help="sft (teach the ideal reply) or grpo (reward replies by the engine's answer); "
+            "default: train.method."
+        ),
+    ] = None,
+    generations: Annotated[
+        int | None,
+        typer.Option(min=2, help="GRPO: replies per prompt (default: train.grpo.generations)."),
     ] = None,
     steps: Annotated[
         int | None,
@@ -148,6 +162,8 @@ def train_command(
     settings = with_flags(
         loaded.train,
         {
+            "method": method,
+            "grpo": {"generations": generations},
             "steps": steps,
             "epochs": epochs,
             "batch_size": batch_size,

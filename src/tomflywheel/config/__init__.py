@@ -55,6 +55,7 @@ from tomflywheel.config._tracking import TrackingBackend, TrackingSettings
 from tomflywheel.config._train import (
     DEFAULT_FULL_LR,
     DEFAULT_LORA_LR,
+    GrpoSettings,
     LoraSettings,
     TrainSettings,
 )
@@ -80,6 +81,7 @@ __all__ = [
     "FilterSettings",
     "FlywheelSettings",
     "GenerationSettings",
+    "GrpoSettings",
     "JudgeSettings",
     "LLMSettings",
     "LabelSettings",

@@ -1,10 +1,10 @@
-"""Settings of supervised fine-tuning (the ``train:`` section)."""
+"""Fine-tuning settings (``train:``): supervised, or GRPO on the engine's answers."""
 
 from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 DEFAULT_FULL_LR = 2e-5
 """Learning rate of a full fine-tune when none is set."""
@@ -30,17 +30,48 @@ class LoraSettings(BaseModel):
     except the output head."""
 
 
+class GrpoSettings(BaseModel):
+    """Group-relative policy optimization (TRL's ``GRPOTrainer``) with a verifiable reward.
+
+    Each prompt is the evaluation's prompt for an admitted sample; the model writes
+    ``generations`` replies and each is rewarded by the evaluation's rules against the sample's
+    engine-derived answer, never by an LLM judge.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    generations: int = Field(default=4, ge=2)
+    """Replies per prompt (the group whose rewards are compared)."""
+    max_completion_tokens: int = Field(default=16, ge=1)
+    """Longest reply generated."""
+    temperature: float = Field(default=1.0, gt=0.0)
+    """Sampling temperature of the replies."""
+    beta: float = Field(default=0.0, ge=0.0)
+    """Weight of the KL penalty to the starting model (0: none, and no reference model)."""
+    reward_correct: float = 1.0
+    """Reward of a reply that names the right answer (and only it)."""
+    reward_format: float = 0.1
+    """Added for naming exactly one of the story's candidates (or options), right or wrong."""
+    penalty_several: float = Field(default=0.5, ge=0.0)
+    """Subtracted for naming several candidates: hedging never pays."""
+
+
 class TrainSettings(BaseModel):
     """How ``tomflywheel train`` fine-tunes a causal LM on admitted training samples."""
 
     model_config = ConfigDict(extra="forbid")
 
+    method: Literal["sft", "grpo"] = "sft"
+    """``sft``: teach the ideal reply; ``grpo``: reinforce replies the engine's answer rewards."""
+    grpo: GrpoSettings = Field(default_factory=GrpoSettings)
+    """Group size, reply length and rewards of ``method: grpo``."""
     steps: int | None = Field(default=None, ge=1)
     """Optimizer steps; when set it overrides ``epochs``."""
     epochs: float = Field(default=1.0, gt=0.0)
     """Passes over the data (fractions allowed), used when ``steps`` is not set."""
     batch_size: int = Field(default=8, ge=1)
-    """Samples per forward pass (micro-batch)."""
+    """Samples per forward pass (micro-batch); with GRPO, replies (``grpo.generations`` per
+    prompt), and ``batch_size * gradient_accumulation`` must be a multiple of the group."""
     gradient_accumulation: int = Field(default=1, ge=1)
     """Micro-batches per optimizer step: the effective batch is ``batch_size`` times this."""
     learning_rate: float | None = Field(default=None, gt=0.0)
@@ -87,6 +118,16 @@ class TrainSettings(BaseModel):
     report_to: Literal["none", "tensorboard"] = "none"
     """Experiment tracking: ``tensorboard`` writes event files (offline) under
     ``<out>.checkpoints/runs``; nothing is sent anywhere."""
+
+    @model_validator(mode="after")
+    def _whole_groups(self) -> TrainSettings:
+        per_step = self.batch_size * self.gradient_accumulation
+        if self.method == "grpo" and per_step % self.grpo.generations:
+            raise ValueError(
+                f"method grpo: batch_size * gradient_accumulation ({per_step}) must be a "
+                f"multiple of grpo.generations ({self.grpo.generations}): a step takes whole groups"
+            )
+        return self
 
     def effective_learning_rate(self) -> float:
         """The peak learning rate, with the default that fits full or LoRA fine-tuning."""

@@ -215,3 +215,62 @@ def total_steps(n_examples: int, settings: TrainSettings, *, processes: int = 1)
         return settings.steps
     per_step = settings.batch_size * settings.gradient_accumulation * processes
     return max(1, math.ceil(settings.epochs * n_examples / per_step))
+
+
+@dataclass(frozen=True, slots=True)
+class PromptExample:
+    """One sample as a GRPO prompt: the evaluation's messages, without a reply."""
+
+    sample: Sample
+    messages: list[dict[str, str]]
+    """System and user messages, as the evaluation sends them."""
+    prompt_tokens: int
+    """Length of the rendered prompt (chat template and generation prompt included)."""
+
+
+@dataclass(frozen=True, slots=True)
+class PromptData:
+    """GRPO's prompts and what was left out of them."""
+
+    prompts: list[PromptExample]
+    """Samples whose prompt leaves room for a reply within ``max_length``, in file order."""
+    too_long: list[str]
+    """Ids of the samples dropped for that."""
+
+
+def build_prompts(
+    samples: Sequence[Sample],
+    tokenizer: PreTrainedTokenizerBase,
+    settings: EvalSettings,
+    *,
+    max_prompt_tokens: int,
+    source: Path,
+) -> PromptData:
+    """Each sample's evaluation prompt; those over ``max_prompt_tokens`` are dropped and listed.
+
+    Raises:
+        DataError: No sample at all, or none whose prompt fits.
+        ConfigError: The tokenizer has no chat template.
+    """
+    if not samples:
+        raise DataError(source, None, None, "no training samples")
+    if not getattr(tokenizer, "chat_template", None):
+        raise ConfigError("the base model's tokenizer has no chat template")
+    prompts: list[PromptExample] = []
+    too_long: list[str] = []
+    for sample in samples:
+        messages, _ = sample_messages(sample, task_for_sample(sample), settings, rationale=None)
+        asked = messages[:-1]  # the evaluation's messages; the model writes the reply
+        text = str(tokenizer.apply_chat_template(asked, tokenize=False, add_generation_prompt=True))
+        length = len(tokenizer(text, add_special_tokens=False)["input_ids"])
+        if length > max_prompt_tokens:
+            too_long.append(sample.id)
+            continue
+        prompts.append(PromptExample(sample, asked, length))
+    if too_long:
+        logger.warning("%d prompt(s) over %d tokens dropped", len(too_long), max_prompt_tokens)
+    if not prompts:
+        raise DataError(
+            source, None, None, f"every prompt is longer than {max_prompt_tokens} tokens"
+        )
+    return PromptData(prompts=prompts, too_long=too_long)

@@ -1,4 +1,4 @@
-"""One supervised fine-tuning run: data and base model in, a servable folder and manifest out."""
+"""One fine-tuning run (supervised or GRPO): data and base model in, a servable folder out."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from tomflywheel.train._checkpoints import (
     run_fingerprint,
     write_fingerprint,
 )
-from tomflywheel.train._data import build_examples, total_steps
+from tomflywheel.train._data import build_examples, build_prompts, total_steps
 from tomflywheel.train._launch import is_main_process, launch_processes, world_size
 from tomflywheel.train._model import (
     MANIFEST_NAME,
@@ -73,6 +73,8 @@ class TrainResult:
     """Wall time of the whole run: loading, training and saving."""
     manifest: dict[str, Any] = field(repr=False, default_factory=dict)
     """The ``train_manifest.json`` written into the folder."""
+    rewards: list[float] = field(default_factory=list)
+    """GRPO: the mean reward of each step's replies, in order (empty for SFT)."""
 
 
 def weights_sha256(model_dir: Path) -> str:
@@ -99,10 +101,13 @@ def train_model(
     """Fine-tune ``base`` on the samples of ``data`` and save a servable folder at ``out``.
 
     Each sample is prompted exactly as the evaluation prompts it (``eval_settings``' system
-    prompt and templates, the base model's chat template); the loss covers the reply only.
-    TRL's ``SFTTrainer`` trains; with ``settings.save_steps`` it checkpoints into
-    ``<out>.checkpoints`` and a restarted run resumes from the last checkpoint; with
-    ``settings.num_processes`` > 1 it runs that many data-parallel processes (torchrun).
+    prompt and templates, the base model's chat template). ``method: sft``: TRL's
+    ``SFTTrainer`` teaches the ideal reply (the loss covers the reply only). ``method: grpo``:
+    TRL's ``GRPOTrainer`` samples ``grpo.generations`` replies per prompt and reinforces those
+    the evaluation's rules find right against the sample's engine-derived answer. With
+    ``settings.save_steps`` it checkpoints into ``<out>.checkpoints`` and a restarted run
+    resumes from the last checkpoint; with ``settings.num_processes`` > 1 it runs that many
+    data-parallel processes (torchrun).
 
     Args:
         data: A training JSONL file (one ``Sample`` per line).
@@ -122,10 +127,21 @@ def train_model(
     check_output_folder(out, overwrite=overwrite)
     samples = list(read_samples(data))
     tokenizer = load_tokenizer(base)
-    train_data = build_examples(
-        samples, tokenizer, eval_settings,
-        rationale=settings.rationale, max_length=settings.max_length, source=data,
-    )  # fmt: skip
+    grpo = settings.method == "grpo"
+    if grpo:
+        prompt_data = build_prompts(
+            samples, tokenizer, eval_settings, source=data,
+            max_prompt_tokens=settings.max_length - settings.grpo.max_completion_tokens,
+        )  # fmt: skip
+        used, too_long, with_rationale = len(prompt_data.prompts), prompt_data.too_long, 0
+        rows = used * settings.grpo.generations  # each prompt is answered by a whole group
+    else:
+        train_data = build_examples(
+            samples, tokenizer, eval_settings,
+            rationale=settings.rationale, max_length=settings.max_length, source=data,
+        )  # fmt: skip
+        used, too_long = len(train_data.examples), train_data.too_long
+        with_rationale, rows = train_data.with_rationale, len(train_data.examples)
     if settings.num_processes > 1 and world_size() == 1:
         spec = {
             "data": str(data), "base": str(base), "out": str(out), "overwrite": overwrite,
@@ -148,12 +164,8 @@ def train_model(
 
     placement = resolve_placement(settings)
     processes = world_size()
-    steps = total_steps(len(train_data.examples), settings, processes=processes)
+    steps = total_steps(rows, settings, processes=processes)
     shape = RunShape(steps, processes, steps * settings.gradient_accumulation * processes)
-    order = SeededOrder(
-        len(train_data.examples), batch_size=settings.batch_size,
-        n_batches=shape.micro_batches, seed=settings.seed,
-    )  # fmt: skip
     data_sha256 = sha256_file(data)
     prompts = eval_settings.model_dump(mode="json", include={"system_prompt", "templates"})
     folder = checkpoint_folder(out)
@@ -169,15 +181,38 @@ def train_model(
     with torch_state(settings, placement):
         model = load_model(base)
         loaded = time.monotonic()
-        trainer = build_trainer(
-            model, tokenizer, train_data.examples, order,
-            settings=settings, shape=shape, placement=placement, output_dir=folder,
-            on_progress=on_progress,
-        )  # fmt: skip
+        if grpo:
+            from tomflywheel.train._grpo import build_grpo_trainer  # TRL: only when a run starts
+
+            trainer = build_grpo_trainer(
+                model, tokenizer, prompt_data.prompts,
+                eval_settings=eval_settings, settings=settings, shape=shape,
+                placement=placement, output_dir=folder, on_progress=on_progress,
+            )  # fmt: skip
+        else:
+            order = SeededOrder(
+                used, batch_size=settings.batch_size,
+                n_batches=shape.micro_batches, seed=settings.seed,
+            )  # fmt: skip
+            trainer = build_trainer(
+                model, tokenizer, train_data.examples, order,
+                settings=settings, shape=shape, placement=placement, output_dir=folder,
+                on_progress=on_progress,
+            )  # fmt: skip
         trainer.train(resume_from_checkpoint=str(resume) if resume else None)
     trained = time.monotonic()
     losses, learning_rates = step_records(trainer.state.log_history)
-    tokens_seen, target_tokens = token_counts(train_data.examples, order)
+    if grpo:
+        from tomflywheel.train._grpo import reward_records  # TRL: only when a run starts
+
+        replies = reward_records(trainer.state.log_history)
+        logged = trainer.state.log_history
+        tokens_seen = int(max((entry.get("num_tokens", 0) for entry in logged), default=0))
+        per_step = settings.batch_size * settings.gradient_accumulation * processes
+        target_tokens = round(sum(replies["reply_tokens"]) * per_step)
+    else:
+        replies = None
+        tokens_seen, target_tokens = token_counts(train_data.examples, order)
     trainable, total = trainable_parameters(trainer.model)
     manifest = {
         "tomflywheel_version": __version__,
@@ -185,10 +220,11 @@ def train_model(
             "path": str(data),
             "sha256": data_sha256,
             "samples_read": len(samples),
-            "samples_used": len(train_data.examples),
-            "too_long": train_data.too_long,
-            "with_rationale": train_data.with_rationale,
+            "samples_used": used,
+            "too_long": too_long,
+            "with_rationale": with_rationale,
         },
+        "method": settings.method,
         "base_model": str(Path(base).resolve()),
         "seed": settings.seed,
         "settings": settings.model_dump(mode="json"),
@@ -205,6 +241,7 @@ def train_model(
         "tokens_seen": tokens_seen,
         "target_tokens": target_tokens,
         "resumed_from_step": _step_of(resume),
+        **({"grpo": replies} if replies is not None else {}),
         "load_seconds": round(loaded - started, 3),
         "train_seconds": round(trained - loaded, 3),
         "versions": _versions(),
@@ -240,6 +277,7 @@ def _result(out: Path, manifest: dict[str, Any], *, seconds: float) -> TrainResu
         device=manifest["device"],
         seconds=seconds,
         manifest=manifest,
+        rewards=manifest.get("grpo", {}).get("rewards", []),
     )
 
 

@@ -81,44 +81,56 @@ def examples_dataset(examples: Sequence[EncodedExample]) -> Dataset:
     )
 
 
+def trainer_arguments(
+    settings: TrainSettings, shape: RunShape, placement: Placement, *, output_dir: Path
+) -> dict[str, Any]:
+    """The arguments SFT's and GRPO's trainers share.
+
+    Steps, optimizer, schedule, seed, checkpoints, logging, device and processes.
+    """
+    save = settings.save_steps is not None
+    return {
+        "output_dir": str(output_dir),
+        "per_device_train_batch_size": settings.batch_size,
+        "gradient_accumulation_steps": settings.gradient_accumulation,
+        "max_steps": shape.steps,
+        "num_train_epochs": 1,
+        "learning_rate": settings.effective_learning_rate(),
+        "lr_scheduler_type": _SCHEDULES[settings.lr_schedule],
+        "warmup_steps": int(settings.warmup_ratio * shape.steps),
+        "weight_decay": settings.weight_decay,
+        "max_grad_norm": settings.max_grad_norm or 0.0,
+        "optim": "adamw_torch",
+        "seed": stable_seed("train-torch", settings.seed) % 2**32,
+        "logging_strategy": "steps",
+        "logging_steps": 1,
+        "save_strategy": "steps" if save else "no",
+        "save_steps": settings.save_steps or 500,
+        "save_total_limit": 1,
+        "report_to": settings.report_to,
+        "disable_tqdm": True,
+        "use_cpu": placement.device == "cpu",
+        "bf16": placement.autocast_bf16,
+        "gradient_checkpointing": settings.gradient_checkpointing,
+        "gradient_checkpointing_kwargs": {"use_reentrant": False},
+        "dataloader_num_workers": 0,
+        "ddp_backend": "gloo" if placement.device == "cpu" and shape.processes > 1 else None,
+        "ddp_find_unused_parameters": False,
+    }
+
+
 def sft_config(
     settings: TrainSettings, shape: RunShape, placement: Placement, *, output_dir: Path
 ) -> Any:
     """TRL's ``SFTConfig`` for the run (checkpoints and logs go under ``output_dir``)."""
     from trl import SFTConfig  # imports torch, transformers, accelerate: only when a run starts
 
-    save = settings.save_steps is not None
     return SFTConfig(
-        output_dir=str(output_dir),
-        per_device_train_batch_size=settings.batch_size,
-        gradient_accumulation_steps=settings.gradient_accumulation,
-        max_steps=shape.steps,
-        num_train_epochs=1,
-        learning_rate=settings.effective_learning_rate(),
-        lr_scheduler_type=_SCHEDULES[settings.lr_schedule],
-        warmup_steps=int(settings.warmup_ratio * shape.steps),
-        weight_decay=settings.weight_decay,
-        max_grad_norm=settings.max_grad_norm or 0.0,
-        optim="adamw_torch",
-        seed=stable_seed("train-torch", settings.seed) % 2**32,
-        logging_strategy="steps",
-        logging_steps=1,
-        save_strategy="steps" if save else "no",
-        save_steps=settings.save_steps or 500,
-        save_total_limit=1,
-        report_to=settings.report_to,
-        disable_tqdm=True,
-        use_cpu=placement.device == "cpu",
-        bf16=placement.autocast_bf16,
-        gradient_checkpointing=settings.gradient_checkpointing,
-        gradient_checkpointing_kwargs={"use_reentrant": False},
+        **trainer_arguments(settings, shape, placement, output_dir=output_dir),
         completion_only_loss=True,
         padding_free=settings.padding_free,
         max_length=settings.max_length,
         packing=False,
-        dataloader_num_workers=0,
-        ddp_backend="gloo" if placement.device == "cpu" and shape.processes > 1 else None,
-        ddp_find_unused_parameters=False,
     )
 
 
@@ -164,7 +176,7 @@ def build_trainer(
         train_dataset=examples_dataset(examples),
         processing_class=tokenizer,
         peft_config=lora_config(settings.lora) if settings.lora.enabled else None,
-        callbacks=[_Progress(on_progress)] if on_progress else None,
+        callbacks=[Progress(on_progress)] if on_progress else None,
     )
     trainer.remove_callback(PrinterCallback)  # the caller draws progress; no dicts on stdout
     return trainer
@@ -191,7 +203,7 @@ def target_token_loss(model: Any, inputs: dict[str, Any], num_items_in_batch: An
     return summed / torch.as_tensor(count, device=summed.device).clamp(min=1)
 
 
-class _Progress(TrainerCallback):
+class Progress(TrainerCallback):
     """Reports (step, total steps, loss) after each logged step, from the main process only."""
 
     def __init__(self, on_progress: Callable[[int, int, float], None]) -> None:

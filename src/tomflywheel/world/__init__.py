@@ -13,44 +13,84 @@ import only the ones before it): ``model`` (events, edits, question specs), ``ph
 renderers, question wording), ``samples`` (traces, rationales, explanations), ``generators``
 and ``checks``. This module exports what other packages use; tests may import the
 sub-packages.
+
+The exports load their sub-package on first use (PEP 562), so ``tomflywheel datasets generate``
+does not import the benchmark parsers and checks it never calls.
 """
 
-from tomflywheel.world.checks import (
-    Benchmark,
-    CheckReport,
-    LabelReading,
-    LabelStatus,
-    Unparsed,
-    check_samples,
-    read_labels,
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from tomflywheel._lazy_exports import attach
+
+if TYPE_CHECKING:
+    from tomflywheel.world.checks import (
+        Benchmark,
+        CheckReport,
+        LabelReading,
+        LabelStatus,
+        Unparsed,
+        check_samples,
+        read_labels,
+    )
+    from tomflywheel.world.generators import (
+        GENERATORS,
+        complement,
+        generate,
+        generator_for,
+        write_generated,
+    )
+    from tomflywheel.world.language import ANSWER_FORMATS, answer_text, render_story
+    from tomflywheel.world.model import (
+        Answer,
+        EventRecord,
+        QuestionSpec,
+        Story,
+        StoryRecord,
+        event_to_dict,
+    )
+    from tomflywheel.world.physics import PROFILES
+    from tomflywheel.world.samples import (
+        DatasetStats,
+        Reason,
+        dataset_stats,
+        explain_answers,
+        rationale,
+        read_trace,
+        sample_spec,
+    )
+    from tomflywheel.world.verifiers import Answerer, derive_answer
+
+__getattr__, __dir__ = attach(
+    __name__,
+    {
+        "checks": (
+            "Benchmark",
+            "CheckReport",
+            "LabelReading",
+            "LabelStatus",
+            "Unparsed",
+            "check_samples",
+            "read_labels",
+        ),
+        "generators": ("GENERATORS", "complement", "generate", "generator_for", "write_generated"),
+        "language": ("ANSWER_FORMATS", "answer_text", "render_story"),
+        "model": ("Answer", "EventRecord", "QuestionSpec", "Story", "StoryRecord", "event_to_dict"),
+        "physics": ("PROFILES",),
+        "samples": (
+            "DatasetStats",
+            "Reason",
+            "dataset_stats",
+            "explain_answers",
+            "rationale",
+            "read_trace",
+            "sample_spec",
+        ),
+        "verifiers": ("Answerer", "derive_answer"),
+    },
 )
-from tomflywheel.world.generators import (
-    GENERATORS,
-    complement,
-    generate,
-    generator_for,
-    write_generated,
-)
-from tomflywheel.world.language import ANSWER_FORMATS, answer_text, render_story
-from tomflywheel.world.model import (
-    Answer,
-    EventRecord,
-    QuestionSpec,
-    Story,
-    StoryRecord,
-    event_to_dict,
-)
-from tomflywheel.world.physics import PROFILES
-from tomflywheel.world.samples import (
-    DatasetStats,
-    Reason,
-    dataset_stats,
-    explain_answers,
-    rationale,
-    read_trace,
-    sample_spec,
-)
-from tomflywheel.world.verifiers import Answerer, derive_answer
+"""Each export's sub-package: ``import tomflywheel.world`` loads none of them."""
 
 __all__ = [
     "ANSWER_FORMATS",

@@ -9,6 +9,7 @@ LAYERS = ("model", "physics", "verifiers", "language", "samples", "generators", 
 
 OUTSIDE = (
     "tomflywheel._io",
+    "tomflywheel._lazy_exports",
     "tomflywheel._registry",
     "tomflywheel._rng",
     "tomflywheel.errors",

@@ -19,6 +19,7 @@ from tomflywheel.asking.judge._rules import (
     RulesResult,
     closed_candidates,
     judge_by_rules,
+    rules_options,
 )
 
 __all__ = [
@@ -39,5 +40,6 @@ __all__ = [
     "judge_messages",
     "option_scores",
     "reason_polarity",
+    "rules_options",
     "softmax",
 ]

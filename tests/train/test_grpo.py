@@ -1,0 +1,81 @@
+"""GRPO on the engine's answers: a real TRL run on the tests' tiny model, rewarded by the rules."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.train.conftest import basket_or_box
+from tomflywheel._io import write_jsonl_atomic
+from tomflywheel.config import EvalSettings, TrainSettings
+from tomflywheel.train import MANIFEST_NAME, TrainResult, train_model
+
+pytest.importorskip("trl")
+
+# A constant learning rate: the first steps of a longer run are a shorter run's steps.
+SETTINGS = TrainSettings(
+    method="grpo", steps=10, batch_size=8, learning_rate=3e-3, seed=0, threads=2,
+    warmup_ratio=0.0, lr_schedule="constant", max_length=128,
+    grpo={"generations": 4, "max_completion_tokens": 4},
+)  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def data_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """16 prompts whose gold is always ``basket``, and one prompt too long for ``max_length``."""
+    path = tmp_path_factory.mktemp("grpo") / "basket.jsonl"
+    samples = basket_or_box(16, "test-grpo", always_basket=True)
+    long = samples[0].model_copy(update={"id": "too-long", "story": "The ball is here. " * 40})
+    write_jsonl_atomic(path, [*samples, long])
+    return path
+
+
+@pytest.fixture(scope="module")
+def run(candidate_model: Path, data_file: Path, tmp_path_factory: pytest.TempPathFactory):
+    progress: list[tuple[int, int]] = []
+    result = train_model(
+        data_file, base=candidate_model, out=tmp_path_factory.mktemp("grpo-out") / "model",
+        settings=SETTINGS, eval_settings=EvalSettings(),
+        on_progress=lambda done, total, _: progress.append((done, total)),
+    )  # fmt: skip
+    return result, progress
+
+
+def test_the_reward_rises_on_a_trivially_learnable_set(run):
+    result, _ = run
+    first, last = result.rewards[:3], result.rewards[-3:]
+    # Naming basket earns 1.1, box 0.1: a model saying either about as often starts near 0.6.
+    assert sum(last) / 3 > sum(first) / 3 + 0.2, result.rewards
+
+
+def test_the_manifest_records_the_method_rewards_and_drops(run, data_file):
+    result, progress = run
+    manifest = json.loads((result.output_dir / MANIFEST_NAME).read_text(encoding="utf-8"))
+    assert manifest["method"] == "grpo" and manifest["steps"] == 10
+    assert len(manifest["losses"]) == len(manifest["grpo"]["rewards"]) == 10
+    assert manifest["grpo"]["rewards"] == result.rewards
+    assert all(0 < length <= 4 for length in manifest["grpo"]["reply_tokens"])
+    assert manifest["data"]["too_long"] == ["too-long"] and manifest["data"]["samples_used"] == 16
+    assert result.target_tokens > 0 and result.tokens_seen > result.target_tokens
+    assert progress == [(step, 10) for step in range(1, 11)]
+    assert any(result.output_dir.glob("*.safetensors"))
+    assert (result.output_dir / "chat_template.jinja").exists() or json.loads(
+        (result.output_dir / "tokenizer_config.json").read_text(encoding="utf-8")
+    ).get("chat_template")
+
+
+def test_the_same_seed_samples_and_learns_the_same(run, candidate_model, data_file, tmp_path):
+    result, _ = run
+    again: TrainResult = train_model(
+        data_file, base=candidate_model, out=tmp_path / "again",
+        settings=SETTINGS.model_copy(update={"steps": 3}), eval_settings=EvalSettings(),
+    )  # fmt: skip
+    assert again.rewards == result.rewards[:3]
+    assert again.losses == result.losses[:3]
+
+
+def test_a_step_must_take_whole_groups():
+    with pytest.raises(ValueError, match="multiple of grpo"):
+        SETTINGS.model_validate({**SETTINGS.model_dump(), "batch_size": 6})
