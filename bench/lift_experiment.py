@@ -84,6 +84,8 @@ class Config:
     hitom_seed_items: int = 0
     max_length: int = 640
     """Longest training sample in tokens; longer ones are dropped and counted."""
+    method: Literal["sft", "grpo", "sft-grpo"] = "sft"
+    """How the round trains (``train.method``); GRPO with ``train.grpo``'s defaults."""
 
 
 CONFIGURATIONS: dict[str, Config] = {
@@ -97,6 +99,8 @@ CONFIGURATIONS: dict[str, Config] = {
     "lr1e-4": Config(learning_rate=1e-4),
     "rationale": Config(rationale=True),
     "hitom-seeds": Config(hitom_seed_items=100, max_length=2048),
+    "grpo": Config(method="grpo"),
+    "sft-grpo": Config(method="sft-grpo"),
 }
 """Named configurations; the dev split chooses among them before the test split is read."""
 
@@ -107,7 +111,11 @@ def configuration(name: str, sets: list[str]) -> tuple[str, Config]:
         sys.exit(f"unknown --config {name!r}; known: {', '.join(CONFIGURATIONS)}")
     config = CONFIGURATIONS[name]
     known = {f.name for f in fields(Config)}
-    choices = {"mode": ("replay", "continue"), "answer_profile": ("principled", "benchmark")}
+    choices = {
+        "mode": ("replay", "continue"),
+        "answer_profile": ("principled", "benchmark"),
+        "method": ("sft", "grpo", "sft-grpo"),
+    }
     changes: dict[str, Any] = {}
     for item in sets:
         key, _, value = item.partition("=")
@@ -273,6 +281,7 @@ def settings_yaml(
             "seed": 100 * seed,  # each round adds one (flywheel.reseed)
         },
         train={
+            "method": config.method,
             "epochs": config.epochs,
             "max_length": config.max_length,
             "learning_rate": config.learning_rate,
@@ -329,7 +338,16 @@ def run_seed(
                 "admitted": summary["filter"].get("admitted"),
                 "trained": {
                     key: trained.get(key)
-                    for key in ("steps", "samples", "too_long", "mix", "first_loss", "last_loss")
+                    for key in (
+                        "steps",
+                        "samples",
+                        "too_long",
+                        "mix",
+                        "first_loss",
+                        "last_loss",
+                        "first_reward",
+                        "last_reward",
+                    )
                 },
                 "admission_audit": {
                     "flagged": audit.get("flagged", []),

@@ -79,3 +79,24 @@ def test_the_same_seed_samples_and_learns_the_same(run, candidate_model, data_fi
 def test_a_step_must_take_whole_groups():
     with pytest.raises(ValueError, match="multiple of grpo"):
         SETTINGS.model_validate({**SETTINGS.model_dump(), "batch_size": 6})
+
+
+def test_sft_then_grpo_trains_grpo_from_the_sft_model_and_keeps_a_finished_sft(
+    tmp_path, tiny_model, data_file
+):
+    settings = SETTINGS.model_copy(update={"method": "sft-grpo", "steps": 2})
+    out = tmp_path / "model"
+    result = train_model(
+        data_file, base=tiny_model, out=out, settings=settings, eval_settings=EvalSettings()
+    )
+    sft = json.loads((tmp_path / "model.sft" / MANIFEST_NAME).read_text(encoding="utf-8"))
+    assert sft["method"] == "sft" and sft["steps"] == 2
+    assert result.manifest["method"] == "grpo" and len(result.rewards) == 2
+    assert result.manifest["base_model"] == str((tmp_path / "model.sft").resolve())
+
+    stamp = (tmp_path / "model.sft" / MANIFEST_NAME).stat().st_mtime_ns
+    train_model(
+        data_file, base=tiny_model, out=out, settings=settings, eval_settings=EvalSettings(),
+        overwrite=True,
+    )  # fmt: skip
+    assert (tmp_path / "model.sft" / MANIFEST_NAME).stat().st_mtime_ns == stamp

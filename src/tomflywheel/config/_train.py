@@ -61,8 +61,9 @@ class TrainSettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    method: Literal["sft", "grpo"] = "sft"
-    """``sft``: teach the ideal reply; ``grpo``: reinforce replies the engine's answer rewards."""
+    method: Literal["sft", "grpo", "sft-grpo"] = "sft"
+    """``sft``: teach the ideal reply; ``grpo``: reinforce the replies the engine's answer
+    rewards; ``sft-grpo``: SFT into ``<out>.sft``, then GRPO from that model."""
     grpo: GrpoSettings = Field(default_factory=GrpoSettings)
     """Group size, reply length and rewards of ``method: grpo``."""
     steps: int | None = Field(default=None, ge=1)
@@ -122,9 +123,9 @@ class TrainSettings(BaseModel):
     @model_validator(mode="after")
     def _whole_groups(self) -> TrainSettings:
         per_step = self.batch_size * self.gradient_accumulation
-        if self.method == "grpo" and per_step % self.grpo.generations:
+        if self.method != "sft" and per_step % self.grpo.generations:
             raise ValueError(
-                f"method grpo: batch_size * gradient_accumulation ({per_step}) must be a "
+                f"method {self.method}: batch_size * gradient_accumulation ({per_step}) must be a "
                 f"multiple of grpo.generations ({self.grpo.generations}): a step takes whole groups"
             )
         return self

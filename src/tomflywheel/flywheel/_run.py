@@ -283,8 +283,12 @@ class _Runner:
                 "samples": result.samples,
                 # dropped for exceeding train.max_length: a round must say what it never taught
                 "too_long": len(result.too_long),
+                "method": settings.train.method,
                 "first_loss": result.losses[0] if result.losses else None,
                 "last_loss": result.losses[-1] if result.losses else None,
+                # GRPO: the mean reward of the first and the last step's replies
+                "first_reward": result.rewards[0] if result.rewards else None,
+                "last_reward": result.rewards[-1] if result.rewards else None,
                 "seconds": round(result.seconds, 1),
             }
             return outputs, {}

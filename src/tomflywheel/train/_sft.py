@@ -125,6 +125,11 @@ def train_model(
     """
     started = time.monotonic()
     check_output_folder(out, overwrite=overwrite)
+    if settings.method == "sft-grpo":
+        return _sft_then_grpo(
+            data, base=base, out=out, settings=settings, eval_settings=eval_settings,
+            on_progress=on_progress, overwrite=overwrite,
+        )  # fmt: skip
     samples = list(read_samples(data))
     tokenizer = load_tokenizer(base)
     grpo = settings.method == "grpo"
@@ -255,6 +260,46 @@ def train_model(
         clear_checkpoints(folder)
     trainer.accelerator.wait_for_everyone()
     return _result(Path(out), manifest, seconds=time.monotonic() - started)
+
+
+def _sft_then_grpo(
+    data: Path,
+    *,
+    base: Path,
+    out: Path,
+    settings: TrainSettings,
+    eval_settings: EvalSettings,
+    on_progress: TrainProgress | None,
+    overwrite: bool,
+) -> TrainResult:
+    """SFT into ``<out>.sft``, then GRPO from that model into ``out``.
+
+    A finished SFT stage of the same data and settings is kept, so a rerun after a kill goes
+    straight on with GRPO (which resumes from its own checkpoints).
+    """
+    first = Path(out).with_name(Path(out).name + ".sft")
+    sft = settings.model_copy(update={"method": "sft"})
+    manifest_path = first / MANIFEST_NAME
+    done = manifest_path.exists() and _same_run(
+        json.loads(manifest_path.read_text(encoding="utf-8")), data, sft
+    )
+    if not done:
+        train_model(
+            data, base=base, out=first, settings=sft, eval_settings=eval_settings,
+            on_progress=on_progress, overwrite=True,
+        )  # fmt: skip
+    grpo = settings.model_copy(update={"method": "grpo"})
+    return train_model(
+        data, base=first, out=out, settings=grpo, eval_settings=eval_settings,
+        on_progress=on_progress, overwrite=overwrite,
+    )  # fmt: skip
+
+
+def _same_run(manifest: dict[str, Any], data: Path, settings: TrainSettings) -> bool:
+    """Whether a finished run's manifest is of this data file and these settings."""
+    return manifest["data"]["sha256"] == sha256_file(data) and manifest[
+        "settings"
+    ] == settings.model_dump(mode="json")
 
 
 def _step_of(checkpoint: Path | None) -> int | None:
