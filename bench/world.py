@@ -21,6 +21,8 @@ Without ``--reference`` only our side runs, and the output says that no ratio wa
 
     python bench/world.py --reference ~/src/TemporalGraph-ToM      # both sides, ratios
     python bench/world.py                                          # ours only
+
+The table goes to ``bench/results/world.txt`` (``--out``) under the command and commit.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from dataclasses import dataclass
 from itertools import groupby
 from pathlib import Path
 
+from provenance import recorded
 from tomflywheel._io import read_jsonl
 from tomflywheel.world import Answerer, QuestionSpec, Story, answer_text
 
@@ -149,6 +152,9 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5, help="alternated rounds per side")
     parser.add_argument("--reference", type=Path, help="a TemporalGraph-ToM checkout")
     parser.add_argument("--check", type=Path, help=argparse.SUPPRESS)  # the (b) child process
+    parser.add_argument(
+        "--out", type=Path, default=Path(__file__).resolve().parent / "results" / "world.txt"
+    )
     args = parser.parse_args()
     if args.check is not None:
         failures = check(args.check)
@@ -156,6 +162,7 @@ def main() -> None:
             raise SystemExit(f"{failures} samples disagree with a verifier")
         return
 
+    load = os.getloadavg()  # before the runs: a busy machine slows both sides, not equally
     totals = {key: Run() for key in ("gen ours", "gen ref", "check ours", "check ref")}
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
@@ -171,15 +178,19 @@ def main() -> None:
                     totals["gen ref"].add(reference_job(code, GENERATE_SCRIPTS))
                     totals["check ref"].add(reference_job(code, CHECK_SCRIPTS))
 
-    print(f"{args.n} stories, {args.repeat} alternated rounds per side, mean wall time per round")
-    for job in ("gen", "check"):
-        print(_row(job, "ours", totals[f"{job} ours"], args.repeat, args.n))
-        if code is not None:
-            print(_row(job, "reference", totals[f"{job} ref"], args.repeat, args.n))
-            ratio = totals[f"{job} ref"].wall_s / totals[f"{job} ours"].wall_s
-            print(f"{job:9s} ours is {ratio:.2f}x the reference's speed (wall time ratio)")
-    if code is None:
-        print("no --reference given: the reference scripts were NOT run and no ratio is measured")
+    title = "world engine against the tgtom benchmark's public scripts, as whole processes"
+    with recorded(args.out, title):
+        print(f"load average before the runs (1, 5, 15 min): {load[0]:.2f}, {load[1]:.2f}, "
+              f"{load[2]:.2f} on {os.cpu_count()} CPUs")  # fmt: skip
+        print(f"{args.n} stories, {args.repeat} alternated rounds per side, mean wall per round")
+        for job in ("gen", "check"):
+            print(_row(job, "ours", totals[f"{job} ours"], args.repeat, args.n))
+            if code is not None:
+                print(_row(job, "reference", totals[f"{job} ref"], args.repeat, args.n))
+                ratio = totals[f"{job} ref"].wall_s / totals[f"{job} ours"].wall_s
+                print(f"{job:9s} ours is {ratio:.2f}x the reference's speed (wall time ratio)")
+        if code is None:
+            print("no --reference: the reference scripts were NOT run and no ratio is measured")
 
 
 if __name__ == "__main__":
