@@ -43,7 +43,7 @@ import time
 from dataclasses import asdict, dataclass, fields, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args, get_origin, get_type_hints
 
 import yaml
 
@@ -111,11 +111,8 @@ def configuration(name: str, sets: list[str]) -> tuple[str, Config]:
         sys.exit(f"unknown --config {name!r}; known: {', '.join(CONFIGURATIONS)}")
     config = CONFIGURATIONS[name]
     known = {f.name for f in fields(Config)}
-    choices = {
-        "mode": ("replay", "continue"),
-        "answer_profile": ("principled", "benchmark"),
-        "method": ("sft", "grpo", "sft-grpo"),
-    }
+    hints = get_type_hints(Config)
+    choices = {key: get_args(hints[key]) for key in known if get_origin(hints[key]) is Literal}
     changes: dict[str, Any] = {}
     for item in sets:
         key, _, value = item.partition("=")
@@ -443,8 +440,12 @@ def with_earlier_seeds(path: Path, result: dict[str, Any]) -> dict[str, Any]:
         | {"seeds": [seed["seed"] for seed in kept]},
     ]
     seeds = sorted([*kept, *result["seeds"]], key=lambda seed: seed["seed"])
-    last = [seed["rounds"][-1]["rows"] for seed in seeds]
-    return {**result, "earlier": reads, "seeds": seeds, "summary": across_seeds(last)}
+    return {**result, "earlier": reads, "seeds": seeds, "summary": last_round_summary(seeds)}
+
+
+def last_round_summary(seeds: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each held-out row's lift in the last round, over the data seeds."""
+    return across_seeds([seed["rounds"][-1]["rows"] for seed in seeds])
 
 
 def _now() -> str:
@@ -527,7 +528,6 @@ def main() -> None:
     started, checkout = time.perf_counter(), commit()  # the code that runs: edits later don't
     paths = write_splits(work, args, config)
     seeds = [run_seed(work, seed, paths, config, args) for seed in chosen]
-    last = [seed["rounds"][-1]["rows"] for seed in seeds]
     result = {
         "name": name,
         "split": args.split,
@@ -540,7 +540,7 @@ def main() -> None:
         "opentom": paths["opentom"],
         "seconds": round(time.perf_counter() - started, 1),
         "seeds": seeds,
-        "summary": across_seeds(last),
+        "summary": last_round_summary(seeds),
     }
     stem = args.out / f"lift_{args.split}_{name}"
     if args.seeds:

@@ -29,19 +29,25 @@ def test_importing_the_cli_loads_no_heavy_library_and_no_stage():
     assert _loaded_by("import tomflywheel.cli") == []
 
 
-def test_root_help_imports_no_command_and_no_config():
-    # ``--help`` lists the commands from their summaries; a command's module (and pydantic's
-    # config models under it) loads when that command is used.
-    statement = "from tomflywheel.cli import main; main(['--help'])"
+def _help_run(argv: list[str], watched: tuple[str, ...]) -> tuple[str, list[str]]:
+    """The help ``main(argv)`` prints in a fresh interpreter, and the loaded modules that start
+    with one of ``watched``, sorted."""
     probe = (
-        f"import sys\ntry:\n    {statement}\nexcept SystemExit:\n    pass\n"
-        "print(*sorted(m for m in sys.modules if m.startswith(('tomflywheel.cli._', "
-        "'tomflywheel.config', 'pydantic'))), file=sys.stderr)"
+        f"import sys\nfrom tomflywheel.cli import main\ntry:\n    main({argv!r})\n"
+        "except SystemExit:\n    pass\n"
+        f"print(*sorted(m for m in sys.modules if m.startswith({watched!r})), file=sys.stderr)"
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
-    assert "Commands:" in done.stdout and all(name in done.stdout for name in COMMANDS)
-    assert done.stderr.split() == ["tomflywheel.cli._common", "tomflywheel.cli._lazy"]
+    return done.stdout, done.stderr.split()
+
+
+def test_root_help_imports_no_command_and_no_config():
+    # ``--help`` lists the commands from their summaries; a command's module (and pydantic's
+    # config models under it) loads when that command is used.
+    shown, loaded = _help_run(["--help"], ("tomflywheel.cli._", "tomflywheel.config", "pydantic"))
+    assert "Commands:" in shown and all(name in shown for name in COMMANDS)
+    assert loaded == ["tomflywheel.cli._common", "tomflywheel.cli._lazy"]
 
 
 def test_each_summary_is_the_first_paragraph_of_its_commands_help():
@@ -56,16 +62,10 @@ def test_each_summary_is_the_first_paragraph_of_its_commands_help():
 def test_datasets_generate_loads_neither_the_config_nor_the_benchmark_checks():
     # ``datasets generate`` needs the generators only: the audit command's config models and
     # the world engine's benchmark checks load when a command uses them.
-    statement = "from tomflywheel.cli import main; main(['datasets', 'generate', '--help'])"
-    probe = (
-        f"import sys\ntry:\n    {statement}\nexcept SystemExit:\n    pass\n"
-        "print(*sorted(m for m in sys.modules if m.startswith(('tomflywheel.config', "
-        "'tomflywheel.cli._audit', 'tomflywheel.world.checks'))), file=sys.stderr)"
-    )
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
-    assert "Generators:" in done.stdout
-    assert done.stderr.split() == []
+    watched = ("tomflywheel.config", "tomflywheel.cli._audit", "tomflywheel.world.checks")
+    shown, loaded = _help_run(["datasets", "generate", "--help"], watched)
+    assert "Generators:" in shown
+    assert loaded == []
 
 
 def test_a_command_used_is_built_with_its_own_options():

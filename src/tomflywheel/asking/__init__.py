@@ -40,7 +40,13 @@ from tomflywheel.asking._scoring import (
     scoring_request,
     unscorable_prediction,
 )
-from tomflywheel.asking._shuffle import LETTERS, ShuffledOptions, format_options, shuffle_options
+from tomflywheel.asking._shuffle import (
+    LETTERS,
+    ShuffledOptions,
+    format_options,
+    shown_options,
+    shuffle_options,
+)
 from tomflywheel.asking._task import PromptKind, TaskSpec
 from tomflywheel.asking.judge import (
     JUDGES,
@@ -49,6 +55,7 @@ from tomflywheel.asking.judge import (
     build_judge,
     closed_candidates,
     judge_by_rules,
+    judge_reply,
     option_scores,
     rules_options,
 )
@@ -74,6 +81,7 @@ __all__ = [
     "format_options",
     "is_sentence_sample",
     "judge_by_rules",
+    "judge_reply",
     "letters_from_option_text",
     "match_text",
     "mentioned_in_order",
@@ -91,6 +99,7 @@ __all__ = [
     "scored_prediction",
     "scoring_request",
     "scoring_sample",
+    "shown_options",
     "shuffle_options",
     "taught_rationale",
     "training_messages",

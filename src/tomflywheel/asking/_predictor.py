@@ -13,7 +13,7 @@ from tomflywheel.asking._scoring import (
     scoring_request,
     unscorable_prediction,
 )
-from tomflywheel.asking._shuffle import shuffle_options
+from tomflywheel.asking._shuffle import shown_options
 from tomflywheel.asking._task import TaskSpec
 from tomflywheel.config import EvalSettings
 from tomflywheel.errors import LLMRequestError
@@ -83,9 +83,7 @@ class Predictor:
         return await self._generate(sample, trial)
 
     async def _generate(self, sample: Sample, trial: int) -> Prediction:
-        shuffled = (
-            None if self.completion or sample.kind is QAKind.OPEN else shuffle_options(sample)
-        )
+        shuffled = shown_options(sample, completion=self.completion)
         rendered = render_prompt(
             sample,
             completion=self.completion,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tomflywheel.asking._shuffle import ShuffledOptions, format_options, shuffle_options
+from tomflywheel.asking._shuffle import ShuffledOptions, format_options, shown_options
 from tomflywheel.asking._task import TaskSpec
 from tomflywheel.config import EvalSettings
 from tomflywheel.schema import QAKind, Sample
@@ -137,7 +137,7 @@ def training_messages(
             for completion tasks, see :func:`taught_rationale`).
     """
     completion = task.prompt_kind == "completion"
-    shuffled = None if completion or sample.kind is QAKind.OPEN else shuffle_options(sample)
+    shuffled = shown_options(sample, completion=completion)
     rendered = render_prompt(
         sample,
         completion=completion,

@@ -6,7 +6,7 @@ import string
 from dataclasses import dataclass
 
 from tomflywheel._rng import rng_for
-from tomflywheel.schema import Sample
+from tomflywheel.schema import QAKind, Sample
 
 LETTERS = string.ascii_uppercase
 
@@ -51,6 +51,11 @@ def shuffle_options(
     return ShuffledOptions(
         options=[options[index] for index in order], option_map=order, gold_letters=gold
     )
+
+
+def shown_options(sample: Sample, *, completion: bool) -> ShuffledOptions | None:
+    """The options a generation prompt shows: none for open QA or a completion prompt."""
+    return None if completion or sample.kind is QAKind.OPEN else shuffle_options(sample)
 
 
 def format_options(options: list[str]) -> str:

@@ -58,8 +58,8 @@ def train_command(
     method: Annotated[
         str | None,
         typer.Option(
-            help="sft (teach the ideal reply) or grpo (reward replies by the engine's answer); "
-            "default: train.method."
+            help="sft (teach the ideal reply), grpo (reward replies by the engine's answer) or "
+            "sft-grpo (one, then the other); default: train.method."
         ),
     ] = None,
     generations: Annotated[

@@ -224,8 +224,6 @@ class PromptExample:
     sample: Sample
     messages: list[dict[str, str]]
     """System and user messages, as the evaluation sends them."""
-    prompt_tokens: int
-    """Length of the rendered prompt (chat template and generation prompt included)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -266,7 +264,7 @@ def build_prompts(
         if length > max_prompt_tokens:
             too_long.append(sample.id)
             continue
-        prompts.append(PromptExample(sample, asked, length))
+        prompts.append(PromptExample(sample, asked))
     if too_long:
         logger.warning("%d prompt(s) over %d tokens dropped", len(too_long), max_prompt_tokens)
     if not prompts:

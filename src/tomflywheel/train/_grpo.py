@@ -54,12 +54,16 @@ def reward_function(
     tasks = [task_for_sample(prompt.sample) for prompt in prompts]
 
     def engine_answer(completions: list[Any], index: list[int], **_: Any) -> list[float]:
-        rewards = []
-        for completion, i in zip(completions, index, strict=True):
-            reply = _reply_text(completion)
-            options = {"task": tasks[i], "settings": eval_settings, "grpo": settings.grpo}
-            rewards.append(answer_reward(prompts[i].sample, reply, **options))
-        return rewards
+        return [
+            answer_reward(
+                prompts[i].sample,
+                _reply_text(completion),
+                task=tasks[i],
+                settings=eval_settings,
+                grpo=settings.grpo,
+            )
+            for completion, i in zip(completions, index, strict=True)
+        ]
 
     engine_answer.__name__ = REWARD_NAME
     return engine_answer

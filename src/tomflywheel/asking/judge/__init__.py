@@ -19,6 +19,7 @@ from tomflywheel.asking.judge._rules import (
     RulesResult,
     closed_candidates,
     judge_by_rules,
+    judge_reply,
     rules_options,
 )
 
@@ -38,6 +39,7 @@ __all__ = [
     "judge",
     "judge_by_rules",
     "judge_messages",
+    "judge_reply",
     "option_scores",
     "reason_polarity",
     "rules_options",

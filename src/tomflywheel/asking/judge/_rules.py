@@ -7,6 +7,7 @@ from typing import Any, Literal
 
 from tomflywheel.asking._letters import named_letters, options_named, parse_letters
 from tomflywheel.asking._match import match_text, mentioned_in_order, mentions, normalize
+from tomflywheel.asking._shuffle import ShuffledOptions
 from tomflywheel.asking._task import TaskSpec
 from tomflywheel.asking.judge._base import JudgeContext, error_judgment, judge
 from tomflywheel.config import EvalSettings
@@ -84,6 +85,28 @@ def judge_by_rules(
         and not any(mentions(output, wrong) for wrong in sample.answer.wrong_answers)
     )
     return RulesResult(Verdict.CORRECT, match.match_type, match.gold, clear=clear)
+
+
+def judge_reply(
+    sample: Sample,
+    reply: str,
+    *,
+    shown: ShuffledOptions | None,
+    trial: int = 0,
+    **options: Any,
+) -> RulesResult:
+    """Judge a chat reply to the prompt that showed ``shown`` (``judge_by_rules``' options)."""
+    prediction = Prediction(
+        sample_id=sample.id,
+        trial=trial,
+        mode="generate",
+        endpoint="chat",
+        options=shown.options if shown else None,
+        option_map=shown.option_map if shown else None,
+        gold_letters=shown.gold_letters if shown else None,
+        raw_output=reply,
+    )
+    return judge_by_rules(sample, prediction, **options)
 
 
 def _closed(verdict: Verdict, match_type: str, answer: str | None) -> RulesResult:

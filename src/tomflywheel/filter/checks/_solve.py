@@ -7,12 +7,12 @@ agreement) and samples with its own stable seed; answers are read by the evaluat
 from __future__ import annotations
 
 from tomflywheel._rng import stable_seed
-from tomflywheel.asking import ShuffledOptions, judge_by_rules, render_prompt, shuffle_options
+from tomflywheel.asking import ShuffledOptions, judge_reply, render_prompt, shuffle_options
 from tomflywheel.config import EvalSettings, SolveSettings
 from tomflywheel.errors import LLMRequestError
 from tomflywheel.filter.records import Candidate, SolveTrial
 from tomflywheel.llm import ContentClient
-from tomflywheel.schema import Prediction, QAKind, Sample, Verdict
+from tomflywheel.schema import QAKind, Sample, Verdict
 
 
 def trial_options(sample: Sample, trial: int) -> ShuffledOptions | None:
@@ -56,15 +56,5 @@ async def solve_once(
         )
     except LLMRequestError as err:
         return SolveTrial(trial, None, False, str(err))
-    prediction = Prediction(
-        sample_id=sample.id,
-        trial=trial,
-        mode="generate",
-        endpoint="chat",
-        options=shuffled.options if shuffled else None,
-        option_map=shuffled.option_map if shuffled else None,
-        gold_letters=shuffled.gold_letters if shuffled else None,
-        raw_output=reply.text,
-    )
-    result = judge_by_rules(sample, prediction)
+    result = judge_reply(sample, reply.text, shown=shuffled, trial=trial)
     return SolveTrial(trial, result.answer, result.verdict is Verdict.CORRECT)
