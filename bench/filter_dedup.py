@@ -24,6 +24,7 @@ from collections import Counter
 from pathlib import Path
 
 from provenance import ROOT, recorded
+from tomflywheel._gc import frozen_heap
 from tomflywheel._rng import rng_for
 from tomflywheel.filter import DedupSettings, DuplicateIndex
 from tomflywheel.schema import Sample
@@ -106,15 +107,16 @@ def detect(items: list[Sample], settings: DedupSettings) -> tuple[dict[str, str]
     started, cpu = time.perf_counter(), time.process_time()
     index = DuplicateIndex(settings)
     flagged: dict[str, str] = {}
-    for position, (item, (feats, signature)) in enumerate(
-        zip(items, index.features_many(items), strict=True)
-    ):
-        if index.exact(feats, before=position) is not None:
-            flagged[item.id] = "exact"
-        elif index.near(feats, signature, before=position) is not None:
-            flagged[item.id] = "near"
-        else:
-            index.add(position, item.id, feats, signature)
+    with frozen_heap():  # as the filter's first pass runs
+        for position, (item, (feats, signature)) in enumerate(
+            zip(items, index.features_many(items), strict=True)
+        ):
+            if index.exact(feats, before=position) is not None:
+                flagged[item.id] = "exact"
+            elif index.near(feats, signature, before=position) is not None:
+                flagged[item.id] = "near"
+            else:
+                index.add(position, item.id, feats, signature)
     return flagged, time.perf_counter() - started, time.process_time() - cpu
 
 

@@ -118,3 +118,40 @@ def test_a_cut_last_admitted_line_is_skipped_not_fatal(tmp_path):
     (train_dir / "train.jsonl").write_text(whole + cut, encoding="utf-8")
     html = write_run_report(tmp_path, [], "train", train_dir).read_text(encoding="utf-8")
     assert "(1 admitted samples in" in html
+
+
+def _trained_round(number: int, trained: dict, exp_dir: Path) -> dict:
+    part = {"accuracy": 0.5, "n": 4, "ci95": [0.2, 0.8]}
+    lift = {
+        "before": {"all": part, "targets": part, "controls": part},
+        "after": {"all": part, "targets": part, "controls": part},
+        "lift": {"all": 0.0, "targets": 0.0, "controls": 0.0},
+        "shortcut_warning": None,
+    }
+    summary = _round(exp_dir, "where the ball really is")
+    return {**summary, "round": number, "trained": trained, "lift": {"tomi_heldout": lift}}
+
+
+def test_the_trained_table_names_the_method_and_a_grpo_rounds_rewards(tmp_path):
+    common = {"samples": 8, "steps": 2, "first_loss": 1.5, "last_loss": 1.25, "seconds": 3.0}
+    rounds = [
+        # a round recorded before GRPO existed: no method, no rewards
+        _trained_round(1, {"served_name": "m-r1", **common}, tmp_path / "e1"),
+        _trained_round(
+            2,
+            {
+                "served_name": "m-r2",
+                "method": "grpo",
+                "first_reward": 0.125,
+                "last_reward": 0.6,
+                **common,
+            },
+            tmp_path / "e2",
+        ),
+    ]
+    html = write_run_report(tmp_path, rounds, "train", tmp_path / "none")
+    text = html.read_text(encoding="utf-8")
+    assert "<th>first reward</th><th>last reward</th>" in text
+    assert "<td>1</td><td>m-r1</td><td>sft</td><td>8</td><td>2</td>" in text
+    assert "<td>1.25</td><td>–</td><td>–</td>" in text
+    assert "<td>m-r2</td><td>grpo</td>" in text and "<td>0.125</td><td>0.600</td>" in text

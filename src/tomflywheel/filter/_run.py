@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from tomflywheel._gc import frozen_heap
 from tomflywheel.cluster import ray_session
 from tomflywheel.config import FilterSettings, LLMSettings, Settings, SolveSettings
 from tomflywheel.errors import DataError, UserInputError
@@ -223,8 +224,9 @@ def _static_results(
 ) -> dict[int, list[CheckResult]]:
     """Record and set results of every candidate, here or on Ray (the same results)."""
     if settings.executor != "ray":
-        return _first_pass(candidates, decider, decider.context.duplicates)  # type: ignore[arg-type]
-    with ray_session(settings.ray) as ray:
+        with frozen_heap():
+            return _first_pass(candidates, decider, decider.context.duplicates)  # type: ignore[arg-type]
+    with ray_session(settings.ray) as ray, frozen_heap():
         partitions = max(1, int(ray.cluster_resources().get("CPU", 1)))
         return static_on_ray(
             candidates, decider, block=settings.ray.filter_block, partitions=partitions

@@ -18,6 +18,7 @@ from functools import partial
 
 import numpy as np
 
+from tomflywheel._gc import frozen_heap
 from tomflywheel.cluster import map_blocks
 from tomflywheel.config import DedupSettings
 from tomflywheel.filter._pipeline import Decider, is_fatal
@@ -50,16 +51,17 @@ def _line(candidate: Candidate) -> str:
 def _static_block(decider: Decider, payload: bytes) -> bytes:
     """One block on a worker: parse the lines again, run the per-candidate work."""
     lines: list[tuple[int, int, str]] = pickle.loads(payload)
-    candidates = [parse_candidate(*line) for line in lines]
-    index = _index_for(decider.context.settings.dedup)
-    valid = [c for c in candidates if c.sample is not None]
-    computed = index.features_many([c.sample for c in valid if c.sample is not None])
-    feats = {c.index: item for c, item in zip(valid, computed, strict=True)}
-    out: list[Static] = []
-    for candidate in candidates:
-        features = feats.get(candidate.index)
-        bands = index.band_keys(features[1]) if features is not None else None
-        out.append((candidate.index, features, decider.static(candidate, features), bands))
+    with frozen_heap():
+        candidates = [parse_candidate(*line) for line in lines]
+        index = _index_for(decider.context.settings.dedup)
+        valid = [c for c in candidates if c.sample is not None]
+        computed = index.features_many([c.sample for c in valid if c.sample is not None])
+        feats = {c.index: item for c, item in zip(valid, computed, strict=True)}
+        out: list[Static] = []
+        for candidate in candidates:
+            features = feats.get(candidate.index)
+            bands = index.band_keys(features[1]) if features is not None else None
+            out.append((candidate.index, features, decider.static(candidate, features), bands))
     return pickle.dumps(out)
 
 

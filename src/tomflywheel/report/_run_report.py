@@ -281,6 +281,11 @@ def _lift_cell(lift: float | None, paired: dict[str, Any] | None) -> str:
     return f"{100 * lift:+.1f} [{100 * paired['low']:+.1f}, {100 * paired['high']:+.1f}]"
 
 
+def _reward(value: float | None) -> str:
+    """A GRPO step's mean reward; a dash for supervised rounds, which have none."""
+    return "–" if value is None else f"{value:.3f}"
+
+
 def _lift_section(rounds: Sequence[dict[str, Any]]) -> str:
     rows = lift_rows(rounds)
     if not rows:
@@ -289,10 +294,14 @@ def _lift_section(rounds: Sequence[dict[str, Any]]) -> str:
         (
             s["round"],
             s["trained"]["served_name"],
+            # rounds recorded before GRPO existed were all supervised
+            s["trained"].get("method", "sft"),
             s["trained"]["samples"],
             s["trained"]["steps"],
             s["trained"]["first_loss"],
             s["trained"]["last_loss"],
+            _reward(s["trained"].get("first_reward")),
+            _reward(s["trained"].get("last_reward")),
             s["trained"]["seconds"],
         )
         for s in rounds
@@ -322,7 +331,19 @@ def _lift_section(rounds: Sequence[dict[str, Any]]) -> str:
         "<h2>Fine-tuning and lift</h2>"
         + note
         + table_html(
-            ("round", "model", "samples", "steps", "first loss", "last loss", "seconds"), trained
+            (
+                "round",
+                "model",
+                "method",
+                "samples",
+                "steps",
+                "first loss",
+                "last loss",
+                "first reward",
+                "last reward",
+                "seconds",
+            ),
+            trained,
         )
         + '<div class="card">'
         + bar_chart(bars, title="held-out accuracy before and after", width=720)

@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from tomflywheel._gc import frozen_heap
 from tomflywheel._io import read_jsonl
 from tomflywheel.config import ContaminationSettings, DedupSettings
 from tomflywheel.filter.dedup._minhash import (
@@ -186,16 +187,17 @@ class DuplicateIndex:
 
     def features_many(self, samples: Sequence[Sample]) -> list[tuple[Features, np.ndarray]]:
         """Features and MinHash signatures of many samples, each distinct story done once."""
-        stories: dict[str, tuple[str, np.ndarray]] = {}
-        feats = []
+        stories: dict[str, tuple[int, tuple[str, np.ndarray]]] = {}
+        feats, rows = [], []
         for sample in samples:
             text = story_text(sample)
-            if text not in stories:
-                stories[text] = _story_part(text, self.settings.shingle_size)
-            feats.append(features(sample, self.settings.shingle_size, stories[text]))
-        order = {text: row for row, text in enumerate(stories)}
-        signatures = self.signer.sign([shingles for _, shingles in stories.values()])
-        rows = [order[story_text(sample)] for sample in samples]
+            known = stories.get(text)
+            if known is None:
+                part = _story_part(text, self.settings.shingle_size)
+                known = stories[text] = (len(stories), part)
+            rows.append(known[0])
+            feats.append(features(sample, self.settings.shingle_size, known[1]))
+        signatures = self.signer.sign([shingles for _, (_, shingles) in stories.values()])
         return [(f, signatures[row]) for f, row in zip(feats, rows, strict=True)]
 
     def add(self, key: int, label: str, feats: Features, signature: np.ndarray) -> None:
@@ -212,9 +214,10 @@ class DuplicateIndex:
     def add_prior(self, samples: Iterable[Sample]) -> None:
         """Index samples admitted by earlier runs (earlier than every candidate)."""
         batch = list(samples)
-        for sample, (feats, signature) in zip(batch, self.features_many(batch), strict=True):
-            self._prior -= 1
-            self.add(self._prior, f"{sample.id} (admitted)", feats, signature)
+        with frozen_heap():
+            for sample, (feats, signature) in zip(batch, self.features_many(batch), strict=True):
+                self._prior -= 1
+                self.add(self._prior, f"{sample.id} (admitted)", feats, signature)
 
     def exact(self, feats: Features, *, before: int) -> Match | None:
         """The first indexed item with the same normalized story and question, if earlier."""
