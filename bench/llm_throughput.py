@@ -19,8 +19,9 @@ from pathlib import Path
 
 import openai
 
-from tomflywheel.config import EmbeddedServerSettings, LLMSettings
-from tomflywheel.llm import ContentClient, embedded_server, run_batch
+from serving import add_server_arguments, measure_on_server
+from tomflywheel.config import LLMSettings
+from tomflywheel.llm import ContentClient, run_batch
 
 
 def prompts(arm: str, round_: int, n: int) -> list[str]:
@@ -100,18 +101,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--base-url", help="an existing server; default: start the embedded one")
-    parser.add_argument("--model", default="smollm2-135m-instruct")
+    add_server_arguments(parser)
     parser.add_argument("--n", type=int, default=128, help="requests per arm per round")
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--concurrency", type=int, default=32)
     parser.add_argument("--max-tokens", type=int, default=16)
     args = parser.parse_args()
-    if args.base_url:
-        asyncio.run(measure(args.base_url.rstrip("/"), args.model, args))
-        return
-    with embedded_server(EmbeddedServerSettings(served_model_name=args.model), print) as server:
-        asyncio.run(measure(server.base_url, args.model, args))
+    measure_on_server(args, measure)
 
 
 if __name__ == "__main__":

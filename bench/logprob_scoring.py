@@ -25,10 +25,11 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 
+from serving import add_server_arguments, measure_on_server
 from tomflywheel.asking._scoring import scoring_request
-from tomflywheel.config import EmbeddedServerSettings, EvalSettings, LLMSettings
+from tomflywheel.config import EvalSettings, LLMSettings
 from tomflywheel.datasets import load_benchmark, task_for_sample
-from tomflywheel.llm import ContentClient, continuation_logprob, embedded_server, run_batch
+from tomflywheel.llm import ContentClient, continuation_logprob, run_batch
 from tomflywheel.llm._scorers import ServerScorer
 
 Item = Sequence[tuple[str, str]]
@@ -118,18 +119,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--base-url", help="an existing server; default: start the embedded one")
-    parser.add_argument("--model", default="smollm2-135m-instruct")
+    add_server_arguments(parser)
     parser.add_argument("--tomi", type=Path, default=TOMI / "tomi_balanced_story_types")
     parser.add_argument("--n", type=int, default=100, help="ToMi items")
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--concurrency", type=int, default=8)
     args = parser.parse_args()
-    if args.base_url:
-        asyncio.run(measure(args.base_url.rstrip("/"), args.model, args))
-        return
-    with embedded_server(EmbeddedServerSettings(served_model_name=args.model), print) as server:
-        asyncio.run(measure(server.base_url, args.model, args))
+    measure_on_server(args, measure)
 
 
 if __name__ == "__main__":
