@@ -26,24 +26,27 @@ from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 
 from serving import add_server_arguments, measure_on_server
-from tomflywheel.asking._scoring import scoring_request
+from tomflywheel.asking import scoring_request, scoring_sample
 from tomflywheel.config import EvalSettings, LLMSettings
 from tomflywheel.datasets import load_benchmark, task_for_sample
 from tomflywheel.llm import ContentClient, continuation_logprob, run_batch
 from tomflywheel.llm._scorers import ServerScorer
+from tomflywheel.schema import Sample
 
 Item = Sequence[tuple[str, str]]
 TOMI = Path(__file__).resolve().parents[2] / "shared" / "benchmarks" / "tomi"
 
 
+def scoring_pairs(sample: Sample) -> Item:
+    """The (context, option) pairs the evaluation scores for a sample's first trial."""
+    scored = scoring_sample(sample)
+    settings, task = EvalSettings(), task_for_sample(sample)
+    return scoring_request(sample, 0, settings=settings, task=task, scored=scored).pairs
+
+
 def tomi_items(source: Path, n: int) -> list[Item]:
     """The scoring pairs of the first ``n`` ToMi test items."""
-    samples = load_benchmark("tomi", source, split="test")[:n]
-    settings = EvalSettings()
-    return [
-        scoring_request(s, 0, settings=settings, task=task_for_sample(s), scored=None).pairs
-        for s in samples
-    ]
+    return [scoring_pairs(s) for s in load_benchmark("tomi", source, split="test")[:n]]
 
 
 async def _top1(client: ContentClient, pairs: Item) -> list[float]:
