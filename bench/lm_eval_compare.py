@@ -37,7 +37,7 @@ import yaml
 
 from logprob_scoring import TOMI, scoring_pairs
 from provenance import ROOT, recorded
-from serving import add_server_arguments, measure_on_server
+from serving import add_server_arguments, served
 from tomflywheel.datasets import load_benchmark
 from tomflywheel.llm import ensure_default_model
 from tomflywheel.schema import Sample
@@ -109,23 +109,21 @@ def run_ours(base_url: str, model: str, data: Path, out: Path, concurrency: int)
     return float(json.loads(metrics.read_text(encoding="utf-8"))["overall"]["accuracy"])
 
 
-def run_lm_eval(
-    lm_eval: str, base_url: str, model: str, task_dir: Path, out: Path, concurrency: int
-) -> float:
+def run_lm_eval(base_url: str, task_dir: Path, out: Path, args: argparse.Namespace) -> float:
     """``lm-eval run`` with ``local-completions`` as a process; returns its accuracy."""
     model_args = ",".join(
         [
-            f"model={model}",
+            f"model={args.model}",
             f"base_url={base_url}/completions",
             "tokenizer_backend=huggingface",
-            f"tokenizer={ensure_default_model()}",
-            f"num_concurrent={concurrency}",
+            f"tokenizer={args.tokenizer or ensure_default_model()}",
+            f"num_concurrent={args.concurrency}",
             "max_retries=3",
         ]
     )
     _run(
         [
-            lm_eval,
+            args.lm_eval,
             "run",
             "--model",
             "local-completions",
@@ -152,7 +150,7 @@ def _run(command: list[str], cwd: Path, env: dict[str, str] | None = None) -> No
         raise SystemExit(f"{' '.join(command)} failed ({done.returncode}):\n{tail}")
 
 
-async def measure(base_url: str, model: str, args: argparse.Namespace) -> None:
+def measure(base_url: str, model: str, args: argparse.Namespace) -> None:
     """Alternate the arms over the rounds; print the table."""
     samples = load_benchmark("tomi", args.tomi, split="test")[: args.n]
     arms = ["ours", "lm-eval"] if args.lm_eval else ["ours"]
@@ -169,9 +167,7 @@ async def measure(base_url: str, model: str, args: argparse.Namespace) -> None:
                 if arm == "ours":
                     accuracy[arm] = run_ours(base_url, model, data, out, args.concurrency)
                 else:
-                    accuracy[arm] = run_lm_eval(
-                        args.lm_eval, base_url, model, task_dir, out, args.concurrency
-                    )
+                    accuracy[arm] = run_lm_eval(base_url, task_dir, out, args)
                 walls[arm].append(time.perf_counter() - started)
                 print(f"  round {round_ + 1} {arm}: {walls[arm][-1]:.1f} s", flush=True)
     load = os.getloadavg()
@@ -199,6 +195,9 @@ def main() -> None:
     )
     add_server_arguments(parser)
     parser.add_argument("--lm-eval", help="lm-eval's executable (default: on PATH, if any)")
+    parser.add_argument(
+        "--tokenizer", help="the served model's Hugging Face folder (default: the bundled model)"
+    )
     parser.add_argument("--tomi", type=Path, default=TOMI / "tomi_balanced_story_types")
     parser.add_argument("--n", type=int, default=200, help="ToMi test items")
     parser.add_argument("--rounds", type=int, default=2)
@@ -206,8 +205,9 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=ROOT / "bench/results/lm_eval.txt")
     args = parser.parse_args()
     args.lm_eval = args.lm_eval or shutil.which("lm-eval")
-    with recorded(args.out, "evaluation against lm-evaluation-harness, as whole processes"):
-        measure_on_server(args, measure)
+    title = "evaluation against lm-evaluation-harness, as whole processes"
+    with recorded(args.out, title), served(args) as base_url:
+        measure(base_url, args.model, args)
 
 
 if __name__ == "__main__":

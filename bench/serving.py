@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-from collections.abc import Awaitable, Callable
+import contextlib
+from collections.abc import Awaitable, Callable, Iterator
 
 from tomflywheel.config import EmbeddedServerSettings
 from tomflywheel.llm import embedded_server
@@ -16,12 +17,19 @@ def add_server_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", default="smollm2-135m-instruct")
 
 
+@contextlib.contextmanager
+def served(args: argparse.Namespace) -> Iterator[str]:
+    """The base URL of ``--base-url``, or of an embedded server stopped when the block ends."""
+    if args.base_url:
+        yield args.base_url.rstrip("/")
+        return
+    with embedded_server(EmbeddedServerSettings(served_model_name=args.model), print) as server:
+        yield server.base_url
+
+
 def measure_on_server(
     args: argparse.Namespace, measure: Callable[[str, str, argparse.Namespace], Awaitable[None]]
 ) -> None:
     """Run ``measure(base_url, model, args)`` against ``--base-url`` or a fresh embedded server."""
-    if args.base_url:
-        asyncio.run(measure(args.base_url.rstrip("/"), args.model, args))
-        return
-    with embedded_server(EmbeddedServerSettings(served_model_name=args.model), print) as server:
-        asyncio.run(measure(server.base_url, args.model, args))
+    with served(args) as base_url:
+        asyncio.run(measure(base_url, args.model, args))
