@@ -113,6 +113,23 @@ def test_tokens_ignore_line_numbers_case_punctuation_and_articles():
     )
 
 
+def test_line_numbers_go_on_every_line_while_numbers_inside_a_line_stay():
+    story = "1 Aria entered the den.\n  2 Owen saw 3 apples.\n\t10 Aria left."
+    assert text_tokens(story) == [
+        "aria",
+        "entered",
+        "den",
+        "owen",
+        "saw",
+        "3",
+        "apples",
+        "aria",
+        "left",
+    ]
+    assert text_tokens(" 7 Owen left") == ["owen", "left"]
+    assert text_tokens("Owen counted 7 apples") == ["owen", "counted", "7", "apples"]
+
+
 def test_jaccard_is_exact():
     left, right = np.array([1, 2, 3], np.uint32), np.array([2, 3, 4, 5], np.uint32)
     assert jaccard(left, right) == 2 / 5

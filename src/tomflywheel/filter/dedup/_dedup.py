@@ -40,8 +40,8 @@ from tomflywheel.filter.records import has_trace
 from tomflywheel.schema import Sample
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
-_NAME_TOKEN = re.compile(r"(?P<word>[A-Za-z][\w'-]*|\d+)|[.?!]")
-"""A word or a sentence end (no word contains one)."""
+_NAME_TOKEN = re.compile(r"[A-Za-z][\w'-]*|\d+|[.?!]")
+"""A word or a sentence end (one character; no word contains one)."""
 
 
 def prompt_part(sample: Sample) -> str:
@@ -64,9 +64,8 @@ def _names(text: str) -> tuple[str, ...]:
     """
     names = []
     opens = True  # the next word starts a sentence
-    for match in _NAME_TOKEN.finditer(text):
-        word = match.group("word")
-        if word is None:  # a sentence end
+    for word in _NAME_TOKEN.findall(text):
+        if word in ".?!":  # a sentence end
             opens = True
             continue
         if word.isdigit() or (word[0].isupper() and not opens):

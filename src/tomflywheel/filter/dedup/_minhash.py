@@ -19,7 +19,7 @@ from datasketch import MinHash  # type: ignore[import-untyped]
 from datasketch.lsh import _optimal_param  # type: ignore[import-untyped]
 
 _LINE_NUMBER = re.compile(r"^[ \t]*\d+[ \t]+", re.MULTILINE)
-_NON_WORD = re.compile(r"[\W_]+", re.UNICODE)
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _ARTICLES = frozenset({"a", "an", "the"})
 _SCHEME = "affine32"
 _FNV_PRIME = np.uint32(16777619)
@@ -32,8 +32,10 @@ EMPTY = np.zeros(0, dtype=np.uint32)
 
 def text_tokens(text: str) -> list[str]:
     """Normalized words of a text; leading line numbers (``"3 Aria moved ..."``) are dropped."""
-    words = _NON_WORD.sub(" ", _LINE_NUMBER.sub("", text).lower()).split()
-    return [word for word in words if word not in _ARTICLES]
+    # Only a text with a line break, or one opening with a digit or a space, can carry numbers.
+    if "\n" in text or text[:1].isdigit() or text[:1].isspace():
+        text = _LINE_NUMBER.sub("", text)
+    return [word for word in _WORD.findall(text.lower()) if word not in _ARTICLES]
 
 
 def text_key(text: str) -> str:
