@@ -86,6 +86,10 @@ class Config:
     """Longest training sample in tokens; longer ones are dropped and counted."""
     method: Literal["sft", "grpo", "sft-grpo"] = "sft"
     """How the round trains (``train.method``); GRPO with ``train.grpo``'s defaults."""
+    validation_share: float = 0.0
+    """Share of the admitted stories held out for a validation loss (``train.validation_share``)."""
+    early_stopping: int = 0
+    """Validations without a lower loss before SFT stops (``train.early_stopping``); 0: none."""
 
 
 CONFIGURATIONS: dict[str, Config] = {
@@ -95,6 +99,7 @@ CONFIGURATIONS: dict[str, Config] = {
     "budget500": Config(budget=500),
     "budget1000-margin0": Config(budget=1000, audit_margin=0.0),
     "epochs2": Config(epochs=2.0),
+    "epochs3-early-stop": Config(epochs=3.0, validation_share=0.1, early_stopping=2),
     "lr2e-5": Config(learning_rate=2e-5),
     "lr1e-4": Config(learning_rate=1e-4),
     "rationale": Config(rationale=True),
@@ -284,6 +289,8 @@ def settings_yaml(
             "learning_rate": config.learning_rate,
             "rationale": config.rationale,
             "seed": seed,
+            "validation_share": config.validation_share,
+            "early_stopping": config.early_stopping or None,
         },
         flywheel={
             "rounds": config.rounds,

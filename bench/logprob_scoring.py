@@ -10,8 +10,10 @@ after the rendered context), alternating over rounds so a drift in the server's 
 
 The request cache is off and vLLM does not read its prefix cache for prompt log-prob requests
 (``SamplingParams.skip_reading_prefix_cache`` is set when prompt log-probs are asked), so every
-round costs the server the same. Prints items/s per arm, the ratios to ``item, top-1``, and the
-largest score difference between arms (they must agree).
+round costs the server the same. Prints items/s per arm, the ratios to ``per-option`` (how
+scoring asked before items were batched) and to ``item, top-1``, and the largest score
+difference between arms (they must agree); the table goes to
+``bench/results/logprob_scoring.txt`` (``--out``) under the command and commit.
 
     python bench/logprob_scoring.py --base-url http://127.0.0.1:8199/v1 --model NAME
     python bench/logprob_scoring.py                 # starts the embedded server
@@ -21,10 +23,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 
+from provenance import recorded
 from serving import add_server_arguments, measure_on_server
 from tomflywheel.asking import scoring_request, scoring_sample
 from tomflywheel.config import EvalSettings, LLMSettings
@@ -85,7 +89,9 @@ ARMS: dict[str, Callable[[ContentClient, list[Item]], Awaitable[list[list[float]
 
 
 async def measure(base_url: str, model: str, args: argparse.Namespace) -> None:
+    """Time every arm over the rounds, then write the table."""
     items = tomi_items(args.tomi, args.n)
+    load = os.getloadavg()  # before the runs: a busy machine slows every arm
     settings = LLMSettings(
         base_urls=[base_url], model=model, concurrency=args.concurrency, cache=False
     )
@@ -99,16 +105,34 @@ async def measure(base_url: str, model: str, args: argparse.Namespace) -> None:
                 started = time.perf_counter()
                 scores[arm] = await ARMS[arm](client, items)
                 seconds[arm] += time.perf_counter() - started
+    with recorded(args.out, "server log-prob scoring: items/s of the request forms, one server"):
+        _table(items, seconds, scores, args, base_url, load)
+
+
+def _table(
+    items: list[Item],
+    seconds: dict[str, float],
+    scores: dict[str, list[list[float]]],
+    args: argparse.Namespace,
+    base_url: str,
+    load: tuple[float, float, float],
+) -> None:
     total = len(items) * args.rounds
     options = sum(len(item) for item in items)
+    print(f"load average before the runs (1, 5, 15 min): {load[0]:.2f}, {load[1]:.2f}, "
+          f"{load[2]:.2f} on {os.cpu_count()} CPUs")  # fmt: skip
     print(
         f"{len(items)} ToMi items ({options} options) x {args.rounds} rounds, "
         f"concurrency {args.concurrency}, server {base_url}"
     )
-    base = total / seconds["item, top-1"]
+    per_option_rate = total / seconds["per-option"]
+    top1_rate = total / seconds["item, top-1"]
     for arm in ARMS:
         rate = total / seconds[arm]
-        print(f"{arm:16s}: {rate:7.2f} items/s  ({seconds[arm]:.1f} s)  {rate / base:.2f}x")
+        print(
+            f"{arm:16s}: {rate:7.2f} items/s  ({seconds[arm]:.1f} s)  "
+            f"{rate / per_option_rate:.2f}x per-option  {rate / top1_rate:.2f}x item, top-1"
+        )
     worst = max(
         abs(a - b)
         for arm in ARMS
@@ -127,6 +151,11 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=100, help="ToMi items")
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--concurrency", type=int, default=8)
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=Path(__file__).resolve().parent / "results" / "logprob_scoring.txt",
+    )
     args = parser.parse_args()
     measure_on_server(args, measure)
 

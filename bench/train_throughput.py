@@ -164,7 +164,7 @@ def worker(arm: str, data: Path, base: Path, settings: TrainSettings) -> dict:
     order = SeededOrder(
         len(examples), batch_size=settings.batch_size, n_batches=settings.steps, seed=settings.seed
     )
-    tokens, _ = token_counts(examples, order)
+    tokens, _ = token_counts(examples, order.batches)
     padded = sum(
         len(batch) * max(len(examples[i].input_ids) for i in batch) for batch in order.batches
     )

@@ -24,6 +24,15 @@ def _print_summary(result: TrainResult) -> None:
     table.add_row("steps", str(result.steps))
     table.add_row("method", str(result.manifest.get("method", "sft")))
     table.add_row("loss", f"{result.losses[0]:.4f} → {result.losses[-1]:.4f}")
+    validation = result.manifest.get("validation")
+    if validation and validation["losses"]:
+        first, last = validation["losses"][0][1], validation["losses"][-1][1]
+        table.add_row(
+            "validation loss",
+            f"{first:.4f} → {last:.4f} ({validation['samples']} samples)"
+            + (" · stopped early" if validation["stopped_early"] else "")
+            + f" · weights of step {validation['weights_from_step']}",
+        )
     if result.rewards:
         table.add_row("mean reward", f"{result.rewards[0]:.3f} → {result.rewards[-1]:.3f}")
     table.add_row("samples", f"{result.samples} ({result.with_rationale} with a rationale)")
@@ -139,6 +148,21 @@ def train_command(
             help="Checkpoint every N steps into <out>.checkpoints; the same command resumes.",
         ),
     ] = None,
+    validation_share: Annotated[
+        float | None,
+        typer.Option(
+            min=0.0,
+            max=0.99,
+            help="SFT: share of the stories held out for a validation loss (default: 0).",
+        ),
+    ] = None,
+    early_stopping: Annotated[
+        int | None,
+        typer.Option(
+            min=1,
+            help="SFT: stop after N validations without a lower loss; keep the lowest's weights.",
+        ),
+    ] = None,
     num_processes: Annotated[
         int | None,
         typer.Option(min=1, help="Data-parallel processes (torchrun; gloo on CPU, NCCL on GPUs)."),
@@ -176,6 +200,8 @@ def train_command(
             "threads": threads,
             "gradient_checkpointing": gradient_checkpointing,
             "save_steps": save_steps,
+            "validation_share": validation_share,
+            "early_stopping": early_stopping,
             "num_processes": num_processes,
             "report_to": report_to,
             "lora": {

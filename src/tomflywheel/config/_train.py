@@ -111,6 +111,15 @@ class TrainSettings(BaseModel):
     save_steps: int | None = Field(default=None, ge=1)
     """Write a checkpoint every this many steps into ``<out>.checkpoints/``; a run restarted with
     the same data and settings resumes from the last one. ``null``: no checkpoints."""
+    validation_share: float = Field(default=0.0, ge=0.0, lt=1.0)
+    """SFT: share of the training stories (whole stories, drawn by ``seed``) kept out of training
+    and used to measure the loss on every ``validation_every`` steps; 0: train on everything."""
+    validation_every: int | None = Field(default=None, ge=1)
+    """Steps between validation losses; ``null``: a tenth of the run's steps (at least 1)."""
+    early_stopping: int | None = Field(default=None, ge=1)
+    """SFT: stop after this many validation losses in a row without a new lowest one, and save
+    the weights of the lowest (needs ``validation_share`` > 0; a checkpoint is written at every
+    validation, so a killed run resumes from the last). ``null``: run every step."""
     num_processes: int = Field(default=1, ge=1)
     """Data-parallel processes (one per GPU; on a CPU they share its cores). Each takes
     ``batch_size`` samples per micro-batch, so a step sees ``num_processes`` times more."""
@@ -128,7 +137,17 @@ class TrainSettings(BaseModel):
                 f"method {self.method}: batch_size * gradient_accumulation ({per_step}) must be a "
                 f"multiple of grpo.generations ({self.grpo.generations}): a step takes whole groups"
             )
+        if self.early_stopping is not None and not self.validation_share:
+            raise ValueError("early_stopping needs validation_share > 0: a loss to stop on")
+        if self.method == "grpo" and self.validation_share:
+            raise ValueError(
+                "validation_share and early_stopping are for SFT (and the SFT stage of sft-grpo)"
+            )
         return self
+
+    def validation_interval(self, steps: int) -> int:
+        """Steps between validation losses in a run of ``steps`` steps."""
+        return self.validation_every or max(1, steps // 10)
 
     def effective_learning_rate(self) -> float:
         """The peak learning rate, with the default that fits full or LoRA fine-tuning."""

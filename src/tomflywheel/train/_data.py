@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -204,6 +204,26 @@ def batch_order(n_examples: int, *, batch_size: int, n_batches: int, seed: int) 
         stream.extend(order)
         epoch += 1
     return [stream[i * batch_size : (i + 1) * batch_size] for i in range(n_batches)]
+
+
+def split_validation(
+    examples: Sequence[EncodedExample], stories: Mapping[str, str], *, share: float, seed: int
+) -> tuple[list[EncodedExample], list[EncodedExample]]:
+    """(training, validation) examples, the validation ones telling ``share`` of the stories.
+
+    Whole stories go to one side (a story's other questions would leak its answer), drawn by a
+    shuffle seeded from ``seed``; at least one story goes to each side when ``share`` > 0 and
+    there are two. ``stories`` maps a sample id to its story text. File order is kept.
+    """
+    if not share:
+        return list(examples), []
+    distinct = sorted({stories[example.sample_id] for example in examples})
+    rng_for("train-validation", seed).shuffle(distinct)
+    count = min(max(1, round(share * len(distinct))), len(distinct) - 1)
+    held = set(distinct[:count])
+    training = [e for e in examples if stories[e.sample_id] not in held]
+    validation = [e for e in examples if stories[e.sample_id] in held]
+    return training, validation
 
 
 def total_steps(n_examples: int, settings: TrainSettings, *, processes: int = 1) -> int:

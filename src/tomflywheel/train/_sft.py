@@ -7,7 +7,7 @@ import hashlib
 import json
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -24,7 +24,12 @@ from tomflywheel.train._checkpoints import (
     run_fingerprint,
     write_fingerprint,
 )
-from tomflywheel.train._data import build_examples, build_prompts, total_steps
+from tomflywheel.train._data import (
+    build_examples,
+    build_prompts,
+    split_validation,
+    total_steps,
+)
 from tomflywheel.train._launch import is_main_process, launch_processes, world_size
 from tomflywheel.train._model import (
     MANIFEST_NAME,
@@ -145,8 +150,14 @@ def train_model(
             samples, tokenizer, eval_settings,
             rationale=settings.rationale, max_length=settings.max_length, source=data,
         )  # fmt: skip
-        used, too_long = len(train_data.examples), train_data.too_long
-        with_rationale, rows = train_data.with_rationale, len(train_data.examples)
+        examples, validation = split_validation(
+            train_data.examples, {s.id: s.story.strip() or s.question for s in samples},
+            share=settings.validation_share, seed=settings.seed,
+        )  # fmt: skip
+        if settings.validation_share and not validation:
+            logger.warning("one story only: no validation loss, and no early stopping")
+        used, too_long = len(examples), train_data.too_long
+        with_rationale, rows = train_data.with_rationale, len(examples)
     if settings.num_processes > 1 and world_size() == 1:
         spec = {
             "data": str(data), "base": str(base), "out": str(out), "overwrite": overwrite,
@@ -181,7 +192,8 @@ def train_model(
     resume = resume_point(folder, fingerprint, overwrite=overwrite)
     if resume is not None:
         logger.info("resuming from %s", resume)
-    if is_main_process() and settings.save_steps is not None:
+    stops_early = not grpo and bool(validation) and settings.early_stopping is not None
+    if is_main_process() and (settings.save_steps is not None or stops_early):
         write_fingerprint(folder, fingerprint)
     with torch_state(settings, placement):
         model = load_model(base)
@@ -200,9 +212,9 @@ def train_model(
                 n_batches=shape.micro_batches, seed=settings.seed,
             )  # fmt: skip
             trainer = build_trainer(
-                model, tokenizer, train_data.examples, order,
+                model, tokenizer, examples, order,
                 settings=settings, shape=shape, placement=placement, output_dir=folder,
-                on_progress=on_progress,
+                on_progress=on_progress, validation=validation,
             )  # fmt: skip
         trainer.train(resume_from_checkpoint=str(resume) if resume else None)
     trained = time.monotonic()
@@ -217,7 +229,8 @@ def train_model(
         target_tokens = round(sum(replies["reply_tokens"]) * per_step)
     else:
         replies = None
-        tokens_seen, target_tokens = token_counts(train_data.examples, order)
+        taken = len(losses) * settings.gradient_accumulation * processes
+        tokens_seen, target_tokens = token_counts(examples, order.batches[:taken])
     trainable, total = trainable_parameters(trainer.model)
     manifest = {
         "tomflywheel_version": __version__,
@@ -247,6 +260,7 @@ def train_model(
         "target_tokens": target_tokens,
         "resumed_from_step": _step_of(resume),
         **({"grpo": replies} if replies is not None else {}),
+        **({"validation": _validation(trainer, settings, shape, validation)} if not grpo else {}),
         "load_seconds": round(loaded - started, 3),
         "train_seconds": round(trained - loaded, 3),
         "versions": _versions(),
@@ -288,7 +302,9 @@ def _sft_then_grpo(
             data, base=base, out=first, settings=sft, eval_settings=eval_settings,
             on_progress=on_progress, overwrite=True,
         )  # fmt: skip
-    grpo = settings.model_copy(update={"method": "grpo"})
+    grpo = settings.model_copy(
+        update={"method": "grpo", "validation_share": 0.0, "early_stopping": None}
+    )
     return train_model(
         data, base=first, out=out, settings=grpo, eval_settings=eval_settings,
         on_progress=on_progress, overwrite=overwrite,
@@ -300,6 +316,30 @@ def _same_run(manifest: dict[str, Any], data: Path, settings: TrainSettings) -> 
     return manifest["data"]["sha256"] == sha256_file(data) and manifest[
         "settings"
     ] == settings.model_dump(mode="json")
+
+
+def _validation(
+    trainer: Any, settings: TrainSettings, shape: Any, validation: Sequence[Any]
+) -> dict[str, Any] | None:
+    """What the validation loss did, and which step the saved weights are from.
+
+    The lowest loss's step when stopping early, else the last step.
+    """
+    if not validation:
+        return None
+    from tomflywheel.train._trainer import validation_records  # transformers: loaded already
+
+    losses = validation_records(trainer.state.log_history)
+    steps = trainer.state.global_step
+    best = min(losses, key=lambda pair: pair[1])[0] if losses else steps
+    return {
+        "samples": len(validation),
+        "every": settings.validation_interval(shape.steps),
+        "losses": [[step, loss] for step, loss in losses],
+        "early_stopping": settings.early_stopping,
+        "stopped_early": steps < shape.steps,
+        "weights_from_step": best if settings.early_stopping is not None else steps,
+    }
 
 
 def _step_of(checkpoint: Path | None) -> int | None:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import torch.utils.data
-from transformers import PrinterCallback, TrainerCallback
+from transformers import EarlyStoppingCallback, PrinterCallback, TrainerCallback
 
 from tomflywheel._rng import stable_seed
 from tomflywheel.config import TrainSettings
@@ -119,14 +119,45 @@ def trainer_arguments(
     }
 
 
+def validation_arguments(settings: TrainSettings, shape: RunShape) -> dict[str, Any]:
+    """Transformers' arguments for the validation loss, and for early stopping on it.
+
+    Early stopping keeps the checkpoint of the lowest loss, so a checkpoint is written at every
+    validation (the best one and the last are kept).
+    """
+    every = settings.validation_interval(shape.steps)
+    arguments: dict[str, Any] = {
+        "eval_strategy": "steps",
+        "eval_steps": every,
+        "per_device_eval_batch_size": settings.batch_size,
+    }
+    if settings.early_stopping is not None:
+        arguments |= {
+            "save_strategy": "steps",
+            "save_steps": every,
+            "load_best_model_at_end": True,
+            "metric_for_best_model": "eval_loss",
+            "greater_is_better": False,
+        }
+    return arguments
+
+
 def sft_config(
-    settings: TrainSettings, shape: RunShape, placement: Placement, *, output_dir: Path
+    settings: TrainSettings,
+    shape: RunShape,
+    placement: Placement,
+    *,
+    output_dir: Path,
+    validation: bool = False,
 ) -> Any:
     """TRL's ``SFTConfig`` for the run (checkpoints and logs go under ``output_dir``)."""
     from trl import SFTConfig  # imports torch, transformers, accelerate: only when a run starts
 
+    arguments = trainer_arguments(settings, shape, placement, output_dir=output_dir)
+    if validation:
+        arguments |= validation_arguments(settings, shape)
     return SFTConfig(
-        **trainer_arguments(settings, shape, placement, output_dir=output_dir),
+        **arguments,
         completion_only_loss=True,
         padding_free=settings.padding_free,
         max_length=settings.max_length,
@@ -145,8 +176,13 @@ def build_trainer(
     placement: Placement,
     output_dir: Path,
     on_progress: Callable[[int, int, float], None] | None,
+    validation: Sequence[EncodedExample] = (),
 ) -> SFTTrainer:
-    """An ``SFTTrainer`` over ``examples`` drawn in ``order``, LoRA-wrapped when enabled."""
+    """An ``SFTTrainer`` over ``examples`` drawn in ``order``, LoRA-wrapped when enabled.
+
+    With ``validation`` examples it measures their loss every ``validation_every`` steps and,
+    with ``early_stopping``, stops when it stops falling and ends on the lowest one's weights.
+    """
     from trl import SFTTrainer  # imports datasets and TRL's extras: only when a run starts
 
     class SeededSFTTrainer(SFTTrainer):
@@ -170,13 +206,19 @@ def build_trainer(
                 loss = loss * self.accelerator.num_processes
             return loss
 
+    callbacks: list[TrainerCallback] = [Progress(on_progress)] if on_progress else []
+    if validation and settings.early_stopping is not None:
+        callbacks.append(EarlyStoppingCallback(early_stopping_patience=settings.early_stopping))
     trainer = SeededSFTTrainer(
         model=model,
-        args=sft_config(settings, shape, placement, output_dir=output_dir),
+        args=sft_config(
+            settings, shape, placement, output_dir=output_dir, validation=bool(validation)
+        ),
         train_dataset=examples_dataset(examples),
+        eval_dataset=examples_dataset(validation) if validation else None,
         processing_class=tokenizer,
         peft_config=lora_config(settings.lora) if settings.lora.enabled else None,
-        callbacks=[Progress(on_progress)] if on_progress else None,
+        callbacks=callbacks or None,
     )
     trainer.remove_callback(PrinterCallback)  # the caller draws progress; no dicts on stdout
     return trainer
@@ -214,6 +256,12 @@ class Progress(TrainerCallback):
             self.on_progress(state.global_step, state.max_steps, float(logs["loss"]))
 
 
+def validation_records(log_history: Sequence[dict[str, Any]]) -> list[tuple[int, float]]:
+    """(step, validation loss) of each validation, in order."""
+    found = [(int(e["step"]), float(e["eval_loss"])) for e in log_history if "eval_loss" in e]
+    return sorted(found)
+
+
 def step_records(log_history: Sequence[dict[str, Any]]) -> tuple[list[float], list[float]]:
     """Loss and learning rate of each optimizer step, from the trainer's log (resumed runs too)."""
     steps = [entry for entry in log_history if "loss" in entry and "step" in entry]
@@ -221,10 +269,12 @@ def step_records(log_history: Sequence[dict[str, Any]]) -> tuple[list[float], li
     return [float(e["loss"]) for e in steps], [float(e["learning_rate"]) for e in steps]
 
 
-def token_counts(examples: Sequence[EncodedExample], order: SeededOrder) -> tuple[int, int]:
-    """(tokens through the forward pass, tokens that carried loss) over the whole run."""
+def token_counts(
+    examples: Sequence[EncodedExample], batches: Sequence[Sequence[int]]
+) -> tuple[int, int]:
+    """(tokens through the forward pass, tokens that carried loss) over these micro-batches."""
     seen = target = 0
-    for batch in order.batches:
+    for batch in batches:
         for index in batch:
             example = examples[index]
             seen += len(example.input_ids)
