@@ -86,6 +86,8 @@ class Config:
     """Longest training sample in tokens; longer ones are dropped and counted."""
     method: Literal["sft", "grpo", "sft-grpo"] = "sft"
     """How the round trains (``train.method``); GRPO with ``train.grpo``'s defaults."""
+    grpo_beta: float = 0.0
+    """GRPO's KL weight to the starting model (``train.grpo.beta``; 0: no reference model)."""
     validation_share: float = 0.0
     """Share of the admitted stories held out for a validation loss (``train.validation_share``)."""
     early_stopping: int = 0
@@ -106,6 +108,7 @@ CONFIGURATIONS: dict[str, Config] = {
     "hitom-seeds": Config(hitom_seed_items=100, max_length=2048),
     "grpo": Config(method="grpo"),
     "sft-grpo": Config(method="sft-grpo"),
+    "sft-grpo-kl": Config(method="sft-grpo", grpo_beta=0.04),
 }
 """Named configurations; the dev split chooses among them before the test split is read."""
 
@@ -284,6 +287,7 @@ def settings_yaml(
         },
         train={
             "method": config.method,
+            "grpo": {"beta": config.grpo_beta},
             "epochs": config.epochs,
             "max_length": config.max_length,
             "learning_rate": config.learning_rate,
