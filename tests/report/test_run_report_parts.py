@@ -155,3 +155,29 @@ def test_the_trained_table_names_the_method_and_a_grpo_rounds_rewards(tmp_path):
     assert "<td>1</td><td>m-r1</td><td>sft</td><td>8</td><td>2</td>" in text
     assert "<td>1.25</td><td>–</td><td>–</td>" in text
     assert "<td>m-r2</td><td>grpo</td>" in text and "<td>0.125</td><td>0.600</td>" in text
+
+
+def test_the_trained_table_gives_the_lowest_validation_loss_and_where_the_weights_are_from(
+    tmp_path,
+):
+    common = {"samples": 8, "steps": 6, "first_loss": 1.5, "last_loss": 1.25, "seconds": 3.0}
+    stopped = {"losses": [[2, 0.75], [4, 0.5], [6, 0.625]], "weights_from_step": 4}
+    kept_last = {"losses": [[3, 0.75], [6, 0.5]], "weights_from_step": 7}
+    rounds = [
+        _trained_round(1, {"served_name": "m-r1", **common}, tmp_path / "e1"),
+        _trained_round(
+            2,
+            {"served_name": "m-r2", "validation": {**stopped, "stopped_early": True}, **common},
+            tmp_path / "e2",
+        ),
+        _trained_round(
+            3,
+            {"served_name": "m-r3", "validation": {**kept_last, "stopped_early": False}, **common},
+            tmp_path / "e3",
+        ),
+    ]
+    text = write_run_report(tmp_path, rounds, "train", tmp_path / "none").read_text("utf-8")
+    assert "<th>last reward</th><th>validation loss</th><th>seconds</th>" in text
+    assert "<td>–</td><td>–</td><td>–</td><td>3.0</td>" in text  # no validation share
+    assert "<td>lowest 0.5000 at step 4, stopped early</td>" in text
+    assert "<td>lowest 0.5000 at step 6; weights of step 7</td>" in text

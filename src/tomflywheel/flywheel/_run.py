@@ -289,6 +289,8 @@ class _Runner:
                 # GRPO: the mean reward of the first and the last step's replies
                 "first_reward": result.rewards[0] if result.rewards else None,
                 "last_reward": result.rewards[-1] if result.rewards else None,
+                # SFT with a validation share: the losses and the step the weights are from
+                "validation": result.manifest.get("validation"),
                 "seconds": round(result.seconds, 1),
             }
             return outputs, {}

@@ -286,6 +286,19 @@ def _reward(value: float | None) -> str:
     return "–" if value is None else f"{value:.3f}"
 
 
+def _validation(value: dict[str, Any] | None) -> str:
+    """The lowest validation loss, and the step the weights are from; a dash without one."""
+    if not value or not value.get("losses"):
+        return "–"
+    step, loss = min(value["losses"], key=lambda pair: pair[1])
+    text = f"lowest {loss:.4f} at step {step}"
+    if value.get("stopped_early"):
+        text += ", stopped early"
+    if value["weights_from_step"] != step:
+        text += f"; weights of step {value['weights_from_step']}"
+    return text
+
+
 def _lift_section(rounds: Sequence[dict[str, Any]]) -> str:
     rows = lift_rows(rounds)
     if not rows:
@@ -302,6 +315,7 @@ def _lift_section(rounds: Sequence[dict[str, Any]]) -> str:
             s["trained"]["last_loss"],
             _reward(s["trained"].get("first_reward")),
             _reward(s["trained"].get("last_reward")),
+            _validation(s["trained"].get("validation")),
             s["trained"]["seconds"],
         )
         for s in rounds
@@ -341,6 +355,7 @@ def _lift_section(rounds: Sequence[dict[str, Any]]) -> str:
                 "last loss",
                 "first reward",
                 "last reward",
+                "validation loss",
                 "seconds",
             ),
             trained,
