@@ -142,3 +142,29 @@ def candidate_model(tiny_model: Path, tmp_path_factory: pytest.TempPathFactory) 
         eval_settings=EvalSettings(),
     )  # fmt: skip
     return folder / "model"
+
+
+def contrary_samples(share: float, seed: int) -> list[Sample]:
+    """Six one-line stories, three questions each: ``basket`` in the stories a validation split
+    of ``share`` and ``seed`` trains on, ``box`` in those it holds out, so that every training
+    step raises the validation loss (of a model that already names one of the two)."""
+    from tomflywheel.train._data import EncodedExample, split_validation  # torch-free
+
+    stories = {
+        f"q{i:02d}": f"The {OBJECTS[i % 6]} is in the box. The {OBJECTS[i % 6]} is in the basket."
+        for i in range(18)
+    }
+    examples = [EncodedExample(sample_id, [], []) for sample_id in stories]
+    held = {
+        stories[e.sample_id] for e in split_validation(examples, stories, share=share, seed=seed)[1]
+    }
+    return [
+        Sample(
+            id=sample_id,
+            story=story,
+            question=f"Where is the {story.split()[1]}?",
+            answer=Answer(correct_answers=["box" if story in held else "basket"]),
+            meta={"dataset": "tomi", "candidates": ["basket", "box"]},
+        )
+        for sample_id, story in stories.items()
+    ]

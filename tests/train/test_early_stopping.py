@@ -9,11 +9,10 @@ import pytest
 from safetensors.torch import load_file
 from typer.testing import CliRunner
 
-from tests.train.conftest import OBJECTS
+from tests.train.conftest import contrary_samples
 from tomflywheel._io import write_jsonl_atomic
 from tomflywheel.cli import app
 from tomflywheel.config import EvalSettings, TrainSettings
-from tomflywheel.schema import Answer, Sample
 from tomflywheel.train import MANIFEST_NAME, train_model
 from tomflywheel.train._data import EncodedExample, split_validation
 
@@ -29,7 +28,7 @@ SETTINGS = TrainSettings(
 
 
 def _stub(sample_id: str) -> EncodedExample:
-    return EncodedExample(sample_id=sample_id, input_ids=[], labels=[])
+    return EncodedExample(sample_id, [], [])
 
 
 def test_validation_takes_whole_stories_by_seed():
@@ -66,36 +65,11 @@ def test_early_stopping_needs_a_validation_share_and_sft():
     assert TrainSettings(steps=5).validation_interval(5) == 1
 
 
-def _contrary_samples() -> list[Sample]:
-    """Six one-line stories, three questions each: ``basket`` in the stories the split trains on,
-    ``box`` in those it holds out, so every training step raises the validation loss."""
-    stories = {
-        f"q{i:02d}": f"The {OBJECTS[i % 6]} is in the box. The {OBJECTS[i % 6]} is in the basket."
-        for i in range(18)
-    }
-    held = {
-        stories[e.sample_id]
-        for e in split_validation(
-            [_stub(i) for i in stories], stories, share=SETTINGS.validation_share, seed=SEED
-        )[1]
-    }
-    return [
-        Sample(
-            id=sample_id,
-            story=story,
-            question=f"Where is the {story.split()[1]}?",
-            answer=Answer(correct_answers=["box" if story in held else "basket"]),
-            meta={"dataset": "tomi", "candidates": ["basket", "box"]},
-        )
-        for sample_id, story in stories.items()
-    ]
-
-
 @pytest.fixture(scope="module")
 def stopped(candidate_model: Path, tmp_path_factory: pytest.TempPathFactory):
     folder = tmp_path_factory.mktemp("early-stopping")
     data = folder / "contrary.jsonl"
-    write_jsonl_atomic(data, _contrary_samples())
+    write_jsonl_atomic(data, contrary_samples(SETTINGS.validation_share, SEED))
     result = train_model(
         data, base=candidate_model, out=folder / "model", settings=SETTINGS,
         eval_settings=EvalSettings(),
@@ -139,7 +113,7 @@ def test_the_saved_weights_are_the_lowest_validation_losss(stopped, candidate_mo
 
 def test_the_command_refuses_early_stopping_without_a_validation_share(tmp_path):
     data = tmp_path / "train.jsonl"
-    write_jsonl_atomic(data, _contrary_samples())
+    write_jsonl_atomic(data, contrary_samples(SETTINGS.validation_share, SEED))
     args = ["train", "--data", str(data), "--out", str(tmp_path / "m"), "--early-stopping", "2"]
     result = CliRunner().invoke(app, args)
     assert result.exit_code != 0

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.train.conftest import basket_or_box, tomi_style_samples
+from tests.train.conftest import basket_or_box, contrary_samples, tomi_style_samples
 from tomflywheel._io import write_jsonl_atomic
 from tomflywheel.config import EvalSettings
 from tomflywheel.errors import ConfigError
@@ -102,6 +102,31 @@ def test_a_killed_grpo_run_resumes_and_samples_as_if_never_stopped(tmp_path, can
     assert manifest["method"] == "grpo" and manifest["resumed_from_step"] == 2
     assert manifest["grpo"]["rewards"] == reference.rewards
     assert manifest["losses"] == reference.losses
+
+
+def test_a_killed_early_stopping_run_resumes_its_patience_and_its_best_weights(
+    tmp_path, candidate_model
+):
+    # Validated after every step, its loss rising from the first: the best is step 1, and the
+    # run stops at step 1 + patience only if the resumed run remembers both.
+    settings = TrainSettings(
+        steps=12, batch_size=4, learning_rate=2e-2, lr_schedule="constant", warmup_ratio=0.0,
+        seed=4, threads=2, max_length=128,
+        validation_share=1 / 3, validation_every=1, early_stopping=5,
+    )  # fmt: skip
+    data = tmp_path / "contrary.jsonl"
+    write_jsonl_atomic(data, contrary_samples(settings.validation_share, settings.seed))
+    reference = train_model(
+        data, base=candidate_model, out=tmp_path / "reference", settings=settings,
+        eval_settings=EvalSettings(),
+    )  # fmt: skip
+    assert reference.manifest["validation"]["weights_from_step"] == 1 and reference.steps == 6
+    manifest = _killed_and_resumed(tmp_path, data, candidate_model, settings, kill_after=3)
+    assert manifest["resumed_from_step"] >= 2
+    assert manifest["steps"] == 6 and manifest["losses"] == reference.losses
+    assert manifest["validation"] == reference.manifest["validation"]
+    saved = (tmp_path / "run" / "model.safetensors").read_bytes()
+    assert saved == (tmp_path / "reference" / "model.safetensors").read_bytes()
 
 
 def test_checkpoints_of_other_settings_are_refused(tmp_path):

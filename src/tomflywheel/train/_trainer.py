@@ -138,6 +138,8 @@ def validation_arguments(settings: TrainSettings, shape: RunShape) -> dict[str, 
             "load_best_model_at_end": True,
             "metric_for_best_model": "eval_loss",
             "greater_is_better": False,
+            # A resumed run counts its patience on from the checkpoint, not from zero.
+            "restore_callback_states_from_checkpoint": True,
         }
     return arguments
 
