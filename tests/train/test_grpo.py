@@ -100,3 +100,38 @@ def test_sft_then_grpo_trains_grpo_from_the_sft_model_and_keeps_a_finished_sft(
         overwrite=True,
     )  # fmt: skip
     assert (tmp_path / "model.sft" / MANIFEST_NAME).stat().st_mtime_ns == stamp
+
+
+def test_vllm_generation_is_passed_to_trl_on_a_gpu_and_refused_on_a_cpu(tmp_path, tiny_model):
+    from tomflywheel.errors import ConfigError
+    from tomflywheel.train._grpo import vllm_arguments
+    from tomflywheel.train._model import Placement
+
+    gpu = Placement("cuda", autocast_bf16=True)
+    colocate = SETTINGS.model_copy(
+        update={"grpo": SETTINGS.grpo.model_copy(update={"vllm": "colocate"})}
+    )
+    assert vllm_arguments(colocate, gpu) == {
+        "use_vllm": True, "vllm_mode": "colocate", "vllm_gpu_memory_utilization": 0.3,
+    }  # fmt: skip
+    server = TrainSettings(
+        method="grpo", batch_size=8,
+        grpo={"vllm": "server", "vllm_server": "http://10.0.0.2:8000"},
+    )  # fmt: skip
+    assert vllm_arguments(server, gpu) == {
+        "use_vllm": True, "vllm_mode": "server", "vllm_server_base_url": "http://10.0.0.2:8000",
+    }  # fmt: skip
+    assert vllm_arguments(SETTINGS, Placement("cpu", autocast_bf16=False)) == {}
+    with pytest.raises(ValueError, match="vllm_server"):
+        TrainSettings(method="grpo", batch_size=8, grpo={"vllm": "server"})
+    # On this CPU the run is refused before any model is loaded, and nothing is written.
+    data = tmp_path / "basket.jsonl"
+    write_jsonl_atomic(data, basket_or_box(4, "test-grpo-vllm", always_basket=True))
+    with pytest.raises(
+        ConfigError, match=r"train\.grpo\.vllm: colocate generates on a CUDA device"
+    ):
+        train_model(
+            data, base=tiny_model, out=tmp_path / "model",
+            settings=colocate.model_copy(update={"device": "cpu"}), eval_settings=EvalSettings(),
+        )  # fmt: skip
+    assert not (tmp_path / "model").exists()

@@ -54,6 +54,20 @@ class GrpoSettings(BaseModel):
     """Added for naming exactly one of the story's candidates (or options), right or wrong."""
     penalty_several: float = Field(default=0.5, ge=0.0)
     """Subtracted for naming several candidates: hedging never pays."""
+    vllm: Literal["off", "colocate", "server"] = "off"
+    """Generate the replies with vLLM through TRL's integration (a CUDA device only):
+    ``colocate`` runs vLLM in the training process on its GPU, ``server`` asks a
+    ``trl vllm-serve`` server at ``vllm_server``; ``off``: transformers' ``generate``."""
+    vllm_server: str | None = None
+    """Base URL of the ``trl vllm-serve`` server (``vllm: server``), e.g. ``http://host:8000``."""
+    vllm_gpu_memory: float = Field(default=0.3, gt=0.0, le=1.0)
+    """Share of the GPU's memory a colocated vLLM may take (the rest trains)."""
+
+    @model_validator(mode="after")
+    def _server_named(self) -> GrpoSettings:
+        if self.vllm == "server" and not self.vllm_server:
+            raise ValueError("vllm: server needs vllm_server (the trl vllm-serve URL)")
+        return self
 
 
 class TrainSettings(BaseModel):

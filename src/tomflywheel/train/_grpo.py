@@ -16,6 +16,7 @@ from transformers import PrinterCallback
 
 from tomflywheel.config import EvalSettings, TrainSettings
 from tomflywheel.datasets import task_for_sample
+from tomflywheel.errors import ConfigError
 from tomflywheel.train._data import PromptExample
 from tomflywheel.train._model import Placement, lora_config
 from tomflywheel.train._reward import answer_reward
@@ -38,6 +39,7 @@ def grpo_config(
     grpo = settings.grpo
     return GRPOConfig(
         **trainer_arguments(settings, shape, placement, output_dir=output_dir),
+        **vllm_arguments(settings, placement),
         num_generations=grpo.generations,
         max_completion_length=grpo.max_completion_tokens,
         temperature=grpo.temperature,
@@ -45,6 +47,28 @@ def grpo_config(
         shuffle_dataset=True,  # by the run's seed
         log_completions=False,
     )
+
+
+def vllm_arguments(settings: TrainSettings, placement: Placement) -> dict[str, Any]:
+    """TRL's vLLM generation arguments for ``grpo.vllm`` (none when it is off).
+
+    Raises:
+        ConfigError: vLLM generation asked for on a CPU (TRL's integration runs on CUDA).
+    """
+    grpo = settings.grpo
+    if grpo.vllm == "off":
+        return {}
+    if not placement.device.startswith("cuda"):
+        raise ConfigError(
+            f"train.grpo.vllm: {grpo.vllm} generates on a CUDA device, and this run trains on "
+            f"{placement.device}; set train.grpo.vllm: off (transformers' generate) on a CPU"
+        )
+    arguments: dict[str, Any] = {"use_vllm": True, "vllm_mode": grpo.vllm}
+    if grpo.vllm == "colocate":
+        arguments["vllm_gpu_memory_utilization"] = grpo.vllm_gpu_memory
+    else:
+        arguments["vllm_server_base_url"] = grpo.vllm_server
+    return arguments
 
 
 def reward_function(

@@ -179,6 +179,10 @@ def train_model(
     )
 
     placement = resolve_placement(settings)
+    if grpo:
+        from tomflywheel.train._grpo import vllm_arguments  # TRL: only when a run starts
+
+        vllm_arguments(settings, placement)  # refuses vLLM generation on a CPU before loading
     processes = world_size()
     steps = total_steps(rows, settings, processes=processes)
     shape = RunShape(steps, processes, steps * settings.gradient_accumulation * processes)
