@@ -355,6 +355,7 @@ def run_seed(
                         "last_loss",
                         "first_reward",
                         "last_reward",
+                        "validation",
                     )
                 },
                 "admission_audit": {
@@ -488,11 +489,24 @@ def render(result: dict[str, Any]) -> str:
                 f"samples ({trained['too_long']} dropped as too long); admission audit flags "
                 f"{len(entry['admission_audit']['flagged'])}; stages "
                 + ", ".join(f"{k} {v:.0f}s" for k, v in entry["seconds"].items()),
+                *_validation_lines(trained.get("validation")),
                 *render_rows(entry["rows"]),
             ]
     lines += ["", f"== mean over data seeds, round {result['config']['rounds']}, vs base"]
     lines += render_summary(result["summary"])
     return "\n".join(lines) + "\n"
+
+
+def _validation_lines(validation: dict[str, Any] | None) -> list[str]:
+    """The training's validation losses, and the step its weights are from (none without)."""
+    if not validation or not validation.get("losses"):
+        return []
+    losses = " ".join(f"{step}:{loss:.4f}" for step, loss in validation["losses"])
+    stopped = "stopped early" if validation["stopped_early"] else "ran every step"
+    return [
+        f"validation loss on {validation['samples']} held-out samples (step:loss) {losses}; "
+        f"{stopped}, weights of step {validation['weights_from_step']}"
+    ]
 
 
 def main() -> None:
