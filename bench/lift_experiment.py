@@ -295,6 +295,7 @@ def settings_yaml(
             "seed": seed,
             "validation_share": config.validation_share,
             "early_stopping": config.early_stopping or None,
+            "save_steps": args.save_steps,
         },
         flywheel={
             "rounds": config.rounds,
@@ -538,6 +539,12 @@ def main() -> None:
     parser.add_argument("--model", default="smollm2-135m-instruct")
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results")
     parser.add_argument("--work", type=Path, help="work folder (resumes); default under /tmp")
+    parser.add_argument(
+        "--save-steps",
+        type=int,
+        help="checkpoint training every N steps, so a killed round resumes mid-training "
+        "(train.save_steps; off by default, which keeps earlier work folders resumable)",
+    )
     args = parser.parse_args()
     if not BENCHMARKS.is_dir():
         sys.exit(f"needs the public ToMi, Hi-ToM and BigToM files at {BENCHMARKS}")
