@@ -335,7 +335,8 @@ def _validation(
 
     losses = validation_records(trainer.state.log_history)
     steps = trainer.state.global_step
-    best = min(losses, key=lambda pair: pair[1])[0] if losses else steps
+    # The step whose checkpoint load_best_model_at_end loaded (restored on resume too).
+    best = trainer.state.best_global_step or steps
     return {
         "samples": len(validation),
         "every": settings.validation_interval(shape.steps),
