@@ -92,6 +92,8 @@ class Config:
     """Share of the admitted stories held out for a validation loss (``train.validation_share``)."""
     early_stopping: int = 0
     """Validations without a lower loss before SFT stops (``train.early_stopping``); 0: none."""
+    fresh_prompts: int = 0
+    """Fresh engine stories per round for GRPO, beside the admitted (``flywheel.fresh_prompts``)."""
 
 
 CONFIGURATIONS: dict[str, Config] = {
@@ -109,6 +111,7 @@ CONFIGURATIONS: dict[str, Config] = {
     "grpo": Config(method="grpo"),
     "sft-grpo": Config(method="sft-grpo"),
     "sft-grpo-kl": Config(method="sft-grpo", grpo_beta=0.04),
+    "sft-grpo-fresh": Config(method="sft-grpo", fresh_prompts=250),
 }
 """Named configurations; the dev split chooses among them before the test split is read."""
 
@@ -301,6 +304,7 @@ def settings_yaml(
             "rounds": config.rounds,
             "replay": config.replay_share,
             "continue_training": config.mode == "continue",
+            "fresh_prompts": config.fresh_prompts,
         },
         audit_margin=config.audit_margin,
     )

@@ -6,7 +6,13 @@ import json
 
 from tomflywheel.config import EvalSettings, FeedbackSettings
 from tomflywheel.datasets import task_for_sample
-from tomflywheel.feedback import build_plan, export_chat_jsonl, export_sharegpt, synthesize
+from tomflywheel.feedback import (
+    build_plan,
+    export_chat_jsonl,
+    export_sharegpt,
+    fresh_samples,
+    synthesize,
+)
 from tomflywheel.schema import Diagnosis
 from tomflywheel.schema import ErrorCategory as C
 from tomflywheel.world.samples import verify_sample
@@ -159,6 +165,25 @@ def test_every_candidate_has_lineage_rationale_and_a_label_both_verifiers_confir
         assert verification.ok, (sample.id, verification)
     controls = [s for s in samples if s.meta.get("control")]
     assert controls, "false-belief stories come with their true-belief twins"
+
+
+def test_fresh_samples_are_new_stories_of_the_plans_generators_verified_and_seeded():
+    plan = build_plan(_diagnoses(), TASKS, FeedbackSettings(budget=40))
+    synthesized = synthesize(plan)
+    fresh = fresh_samples(plan, 60)
+    assert fresh == fresh_samples(plan, 60)
+
+    def stories(samples):
+        return {(s.meta["lineage"]["weakness"], s.meta["trace"]["story_index"]) for s in samples}
+
+    assert not stories(fresh) & stories(synthesized)
+    assert not {s.id for s in fresh} & {s.id for s in synthesized}
+    assert {s.meta["lineage"]["weakness"] for s in fresh} == {i.weakness for i in plan.items}
+    assert abs(len(fresh) - 60) < 60 / 2  # whole stories, per item: near the count asked
+    for sample in fresh:
+        assert sample.meta["lineage"]["plan_id"] == plan.plan_id
+        assert verify_sample(sample).ok, sample.id
+    assert fresh_samples(plan, 0) == []
 
 
 def test_exports_render_chat_messages_as_evaluation_prompts(tmp_path):

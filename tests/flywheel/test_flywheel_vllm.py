@@ -206,14 +206,20 @@ def test_a_run_killed_during_feedback_resumes_without_repeating_work(vllm_base_u
 
 
 def test_a_round_with_training_reports_the_held_out_lift(vllm_base_url, tmp_path):
-    """--train: held-out sets before, a tiny fine-tune, the new model served, held-out after."""
+    """--train: held-out sets before, a tiny fine-tune, the new model served, held-out after.
+
+    SFT, then GRPO on the admitted samples and fresh stories of the round's plan.
+    """
     config = _config(tmp_path, vllm_base_url)
     config["eval"]["datasets"] = [{"path": str(EVAL / "tomi_synth.jsonl"), "max_samples": 6}]
     config["feedback"]["budget"] = 8
-    config["train"] = {"steps": 2, "batch_size": 2, "max_length": 384, "learning_rate": 1e-4}
+    config["train"] = {
+        "steps": 2, "batch_size": 2, "max_length": 384, "learning_rate": 1e-4,
+        "method": "sft-grpo", "grpo": {"generations": 2, "max_completion_tokens": 4},
+    }  # fmt: skip
+    heldout = ROOT / "data" / "heldout" / "tomi_heldout.jsonl"
     config["flywheel"].update(
-        train=True,
-        heldout=[{"path": str(ROOT / "data" / "heldout" / "tomi_heldout.jsonl"), "max_samples": 4}],
+        train=True, heldout=[{"path": str(heldout), "max_samples": 4}], fresh_prompts=12
     )
     config["tracking"] = {"to": "tensorboard", "dir": str(tmp_path / "tb")}
     settings = parse_settings(yaml.safe_dump(config))
@@ -223,11 +229,25 @@ def test_a_round_with_training_reports_the_held_out_lift(vllm_base_url, tmp_path
         "evaluate",
         "feedback",
         "filter",
+        "fresh",
         "heldout_before",
         "train",
         "heldout_after",
     ]
+    # Fresh stories: new samples of the round's plan, filtered into a set of their own and
+    # prompted by GRPO after the admitted ones; SFT's data is the admitted set alone.
+    fresh = list(read_samples(Path(stages["fresh"].outputs["admitted"])))
+    admitted = list(read_samples(Path(stages["filter"].outputs["admitted"])))
+    plan_id = stages["feedback"].outputs["plan_id"]
+    assert fresh and {s.meta["lineage"]["plan_id"] for s in fresh} == {plan_id}
+    assert not {s.id for s in fresh} & {s.id for s in admitted}
     trained = stages["train"].outputs
+    assert trained["grpo_prompts"] == {"admitted": len(admitted), "fresh": len(fresh)}
+    prompts = list(read_samples(tmp_path / "runs" / "t" / "round_1" / "grpo_prompts.jsonl"))
+    assert [s.id for s in prompts] == [s.id for s in admitted] + [s.id for s in fresh]
+    sft = json.loads((Path(trained["model_dir"] + ".sft") / "train_manifest.json").read_text())
+    assert sft["data"]["path"] == trained["data"]
+    assert trained["method"] == "sft-grpo"
     assert trained["steps"] == 2
     # the served name carries the weights' fingerprint: a cache keyed by name cannot go stale
     assert trained["served_name"] == f"smollm2-135m-instruct-t-r1-{trained['weights_sha256'][:12]}"

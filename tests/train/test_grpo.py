@@ -102,6 +102,28 @@ def test_sft_then_grpo_trains_grpo_from_the_sft_model_and_keeps_a_finished_sft(
     assert (tmp_path / "model.sft" / MANIFEST_NAME).stat().st_mtime_ns == stamp
 
 
+def test_grpo_prompts_of_their_own_follow_sft_on_the_admitted_data(tmp_path, tiny_model, data_file):
+    prompts = tmp_path / "fresh.jsonl"
+    write_jsonl_atomic(prompts, basket_or_box(8, "test-grpo-fresh", always_basket=True))
+    settings = SETTINGS.model_copy(update={"method": "sft-grpo", "steps": 1})
+    result = train_model(
+        data_file, base=tiny_model, out=tmp_path / "model", settings=settings,
+        eval_settings=EvalSettings(), grpo_data=prompts,
+    )  # fmt: skip
+    sft = json.loads((tmp_path / "model.sft" / MANIFEST_NAME).read_text(encoding="utf-8"))
+    assert sft["data"]["path"] == str(data_file) and sft["data"]["samples_used"] == 16
+    assert result.manifest["data"]["path"] == str(prompts)
+    assert result.manifest["data"]["samples_used"] == 8
+    from tomflywheel.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="SFT run"):
+        train_model(
+            data_file, base=tiny_model, out=tmp_path / "sft", settings=SETTINGS.model_copy(
+                update={"method": "sft"}), eval_settings=EvalSettings(), grpo_data=prompts,
+        )  # fmt: skip
+    assert not (tmp_path / "sft").exists()
+
+
 def test_vllm_generation_is_passed_to_trl_on_a_gpu_and_refused_on_a_cpu(tmp_path, tiny_model):
     from tomflywheel.errors import ConfigError
     from tomflywheel.train._grpo import vllm_arguments

@@ -109,3 +109,8 @@ class FlywheelSettings(Strict):
     logprob_heldout: bool = True
     """Also score every held-out set with options or candidates by log-prob (a format-free
     measure of belief tracking beside generation accuracy)."""
+    fresh_prompts: int = Field(default=0, ge=0)
+    """GRPO (``train.method: grpo`` or ``sft-grpo``): about this many new samples per round from
+    the generators the round's plan chose, past the stories synthesis used, admitted by the
+    filter (contamination guard included) into ``<train_name>-fresh-r<k>`` and added to GRPO's
+    prompts only, never to SFT's data. 0: GRPO prompts only the admitted samples."""

@@ -10,7 +10,7 @@ from tomflywheel.feedback._profile import diagnoser_calibration, error_profile
 from tomflywheel.feedback._roles import sample_role
 from tomflywheel.feedback._stage import FeedbackSummary, feedback_dir, run_feedback
 from tomflywheel.feedback._symbolic import symbolic_diagnosis
-from tomflywheel.feedback._synthesize import synthesize
+from tomflywheel.feedback._synthesize import fresh_samples, synthesize
 
 __all__ = [
     "CATEGORY_LINES",
@@ -27,6 +27,7 @@ __all__ = [
     "export_chat_jsonl",
     "export_sharegpt",
     "feedback_dir",
+    "fresh_samples",
     "mine_bad_cases",
     "read_diagnoses",
     "rename_agents",

@@ -91,3 +91,22 @@ def synthesize(plan: SynthesisPlan, *, with_rationale: bool = True) -> list[Samp
         for sample in whole_stories(stream_item(item), item.count):
             out.append(finish(plan, item, index, sample, with_rationale=with_rationale))
     return out
+
+
+def fresh_samples(plan: SynthesisPlan, count: int, *, with_rationale: bool = True) -> list[Sample]:
+    """About ``count`` new samples from the plan's own generators, none of them synthesized.
+
+    Each item continues its generator's stream past the stories ``synthesize`` may use, and
+    gets a share of ``count`` proportional to its own count (whole stories, at least one). The
+    same plan and count give the same samples.
+    """
+    total = sum(item.count for item in plan.items)
+    out: list[Sample] = []
+    for index, item in enumerate(plan.items):
+        share = max(round(count * item.count / total), 1) if total and count else 0
+        if not share:
+            continue
+        stream = stream_item(item, stories=share, start=story_limit(item))
+        for sample in whole_stories(stream, share):
+            out.append(finish(plan, item, index, sample, with_rationale=with_rationale))
+    return out

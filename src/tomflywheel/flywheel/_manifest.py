@@ -11,7 +11,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from tomflywheel._io import atomic_write_json
 
-StageName = Literal["evaluate", "feedback", "filter", "heldout_before", "train", "heldout_after"]
+StageName = Literal[
+    "evaluate", "feedback", "filter", "fresh", "heldout_before", "train", "heldout_after"
+]
 MANIFEST = "manifest.json"
 
 

@@ -26,6 +26,7 @@ from tomflywheel.errors import ConfigError
 from tomflywheel.evaluation import EvalSummary, run_evaluation
 from tomflywheel.feedback import run_feedback
 from tomflywheel.filter import run_filter
+from tomflywheel.flywheel._fresh import fresh_candidates, grpo_prompts
 from tomflywheel.flywheel._manifest import (
     RunManifest,
     StageName,
@@ -139,6 +140,48 @@ class _Runner:
         write_experiment_report(summary.experiment)
         return summary
 
+    def admit(
+        self, settings: Settings, candidates: Path, name: str, label: str
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
+        """Filter ``candidates`` into the training set ``name``, guarding every eval set."""
+        flywheel = settings.flywheel
+        fs = settings.filter
+        contamination = fs.contamination.model_copy(
+            update={
+                "extra_paths": sorted(
+                    {*fs.contamination.extra_paths, *guarded_eval_paths(settings)}
+                )
+            }
+        )
+        # The filter decides candidates for minutes: a bar, as the other stages have.
+        bar = (
+            self.progress(label, skipped=0)
+            if self.progress
+            else contextlib.nullcontext(lambda done, total: None)
+        )
+        with bar as update:
+            summary = run_filter(
+                settings,
+                input_path=candidates,
+                name=name,
+                use_llm=flywheel.filter_llm,
+                repair_attempts=flywheel.repair_attempts,
+                filter_settings=fs.model_copy(update={"contamination": contamination}),
+                train_dir=flywheel.train_dir,
+                eval_dir=settings.eval.datasets_dir,
+                on_progress=update,
+                on_status=self.on_status,
+                allow_empty=True,
+            )
+        outputs = {
+            "input": str(candidates),
+            "admitted": str(summary.admitted_path),
+            "verdicts": str(summary.verdicts_path),
+            "manifest": str(summary.manifest_path),
+            "accepted": summary.accepted,
+        }
+        return outputs, summary.usage
+
     def round(self, k: int) -> dict[str, Any]:
         settings = round_model(round_settings(self.settings, k), self.manifest, k)
         folder = self.run_dir / f"round_{k}"
@@ -161,42 +204,7 @@ class _Runner:
 
         def admit() -> tuple[dict[str, Any], dict[str, Any]]:
             candidates = Path(self.manifest.done(k, "feedback").outputs["candidates"])  # type: ignore[union-attr]
-            flywheel = settings.flywheel
-            fs = settings.filter
-            contamination = fs.contamination.model_copy(
-                update={
-                    "extra_paths": sorted(
-                        {*fs.contamination.extra_paths, *guarded_eval_paths(settings)}
-                    )
-                }
-            )
-            # The filter decides candidates for minutes: a bar, as the other stages have.
-            bar = (
-                self.progress(f"filter round {k}", skipped=0)
-                if self.progress
-                else contextlib.nullcontext(lambda done, total: None)
-            )
-            with bar as update:
-                summary = run_filter(
-                    settings,
-                    input_path=candidates,
-                    name=self.manifest.train_name,
-                    use_llm=flywheel.filter_llm,
-                    repair_attempts=flywheel.repair_attempts,
-                    filter_settings=fs.model_copy(update={"contamination": contamination}),
-                    train_dir=flywheel.train_dir,
-                    eval_dir=settings.eval.datasets_dir,
-                    on_progress=update,
-                    on_status=self.on_status,
-                    allow_empty=True,
-                )
-            outputs = {
-                "input": str(candidates),
-                "admitted": str(summary.admitted_path),
-                "verdicts": str(summary.verdicts_path),
-                "manifest": str(summary.manifest_path),
-            }
-            return outputs, summary.usage
+            return self.admit(settings, candidates, self.manifest.train_name, f"filter round {k}")
 
         self.stage(k, "evaluate", evaluate)
         self.stage(k, "feedback", feedback)
@@ -232,6 +240,21 @@ class _Runner:
 
             return work
 
+        if uses_fresh_prompts(settings):
+
+            def fresh() -> tuple[dict[str, Any], dict[str, Any]]:
+                feedback = self.manifest.done(k, "feedback")
+                candidates = folder / "fresh" / "candidates.jsonl"
+                made = fresh_candidates(
+                    feedback.outputs if feedback else {}, candidates,
+                    count=settings.flywheel.fresh_prompts,
+                    with_rationale=settings.feedback.rationale,
+                )  # fmt: skip
+                name = f"{self.manifest.train_name}-fresh-r{k}"
+                outputs, usage = self.admit(settings, candidates, name, f"fresh round {k}")
+                return {**outputs, "candidates": made}, usage
+
+            self.stage(k, "fresh", fresh)
         self.stage(k, "heldout_before", measure(settings, "heldout_before"))
 
         def train() -> tuple[dict[str, Any], dict[str, Any]]:
@@ -252,6 +275,12 @@ class _Runner:
                 key=f"{self.manifest.run_id}:{k}",
                 feedback=feedback.outputs if feedback else {},
             )
+            grpo_data, prompts = None, None
+            fresh = self.manifest.done(k, "fresh")
+            if fresh is not None:
+                grpo_data, prompts = grpo_prompts(
+                    data, Path(fresh.outputs["admitted"]), folder / "grpo_prompts.jsonl"
+                )
             out = folder / "model"
             bar = (
                 self.progress("train", skipped=0)
@@ -267,6 +296,7 @@ class _Runner:
                     eval_settings=settings.eval,
                     on_progress=lambda done, total, loss: update(done, total),
                     overwrite=True,
+                    grpo_data=grpo_data,
                 )
             # the weights' fingerprint in the name: a request cache keyed by model name must
             # never answer for another training that reused this run id
@@ -279,6 +309,8 @@ class _Runner:
                 "base": str(base),
                 "data": str(data),
                 "mix": mix,
+                # GRPO with fresh stories: its prompts, admitted and fresh
+                "grpo_prompts": prompts,
                 "steps": result.steps,
                 "samples": result.samples,
                 # dropped for exceeding train.max_length: a round must say what it never taught
@@ -302,6 +334,22 @@ class _Runner:
         self.stage(k, "heldout_after", measure(after, "heldout_after"))
 
 
+def uses_fresh_prompts(settings: Settings) -> bool:
+    """Whether the rounds add fresh engine stories to GRPO's prompts.
+
+    Raises:
+        ConfigError: ``flywheel.fresh_prompts`` set for a run that trains no GRPO.
+    """
+    if not settings.flywheel.fresh_prompts:
+        return False
+    if not settings.flywheel.train or settings.train.method == "sft":
+        raise ConfigError(
+            "flywheel.fresh_prompts adds prompts to GRPO; it needs flywheel.train: true and "
+            f"train.method grpo or sft-grpo (now {settings.train.method})"
+        )
+    return True
+
+
 def run_flywheel(
     settings: Settings,
     *,
@@ -318,6 +366,7 @@ def run_flywheel(
         ConfigError, DataError, ServerError: As the stages raise them; finished stages stay done.
     """
     flywheel = settings.flywheel
+    uses_fresh_prompts(settings)  # a setting that cannot apply is refused before any work
     total = rounds or flywheel.rounds
     run_dir = Path(run_dir) if run_dir else flywheel.runs_dir / timestamp_name(flywheel.runs_dir)
     manifest = load_manifest(run_dir)

@@ -16,6 +16,7 @@ from typing import Any
 from tomflywheel import __version__
 from tomflywheel._io import sha256_file
 from tomflywheel.config import EvalSettings, TrainSettings
+from tomflywheel.errors import ConfigError
 from tomflywheel.schema import read_samples
 from tomflywheel.train._checkpoints import (
     checkpoint_folder,
@@ -102,6 +103,7 @@ def train_model(
     eval_settings: EvalSettings,
     on_progress: TrainProgress | None = None,
     overwrite: bool = False,
+    grpo_data: Path | None = None,
 ) -> TrainResult:
     """Fine-tune ``base`` on the samples of ``data`` and save a servable folder at ``out``.
 
@@ -122,6 +124,8 @@ def train_model(
         eval_settings: The evaluation's system prompt and templates.
         on_progress: Called after each step with (done, total, loss).
         overwrite: Replace an existing non-empty ``out``.
+        grpo_data: GRPO's prompts, when they are not ``data`` (``sft-grpo``: SFT on ``data``,
+            then GRPO on these; the flywheel's fresh stories).
 
     Raises:
         DataError: The data file is malformed, empty, or has no sample within ``max_length``.
@@ -130,11 +134,14 @@ def train_model(
     """
     started = time.monotonic()
     check_output_folder(out, overwrite=overwrite)
+    if grpo_data is not None and settings.method == "sft":
+        raise ConfigError(f"{grpo_data}: GRPO prompts given to an SFT run (train.method: sft)")
     if settings.method == "sft-grpo":
         return _sft_then_grpo(
             data, base=base, out=out, settings=settings, eval_settings=eval_settings,
-            on_progress=on_progress, overwrite=overwrite,
+            on_progress=on_progress, overwrite=overwrite, grpo_data=grpo_data,
         )  # fmt: skip
+    data = grpo_data or data
     samples = list(read_samples(data))
     tokenizer = load_tokenizer(base)
     grpo = settings.method == "grpo"
@@ -289,8 +296,9 @@ def _sft_then_grpo(
     eval_settings: EvalSettings,
     on_progress: TrainProgress | None,
     overwrite: bool,
+    grpo_data: Path | None,
 ) -> TrainResult:
-    """SFT into ``<out>.sft``, then GRPO from that model into ``out``.
+    """SFT into ``<out>.sft`` on ``data``, then GRPO from that model into ``out``.
 
     A finished SFT stage of the same data and settings is kept, so a rerun after a kill goes
     straight on with GRPO (which resumes from its own checkpoints).
@@ -310,7 +318,7 @@ def _sft_then_grpo(
         update={"method": "grpo", "validation_share": 0.0, "early_stopping": None}
     )
     return train_model(
-        data, base=first, out=out, settings=grpo, eval_settings=eval_settings,
+        grpo_data or data, base=first, out=out, settings=grpo, eval_settings=eval_settings,
         on_progress=on_progress, overwrite=overwrite,
     )  # fmt: skip
 
