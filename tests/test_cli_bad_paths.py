@@ -67,6 +67,12 @@ PARAMS = [
         lambda r: ["--data", _jsonl(r), "--out", str(r / "m"), *_config(r)],
     ),
     PathParam(("train",), "--config", "in-file", lambda r: ["--data", _jsonl(r), "--out", "m"]),
+    PathParam(
+        ("train",),
+        "--grpo-data",
+        "in-file",
+        lambda r: ["--data", _jsonl(r), "--out", str(r / "m"), *_config(r)],
+    ),
     PathParam(("filter",), "--input", "in-file", lambda r: ["--no-llm", *_config(r)]),
     PathParam(("filter",), "--config", "in-file", lambda r: ["--input", _jsonl(r), "--no-llm"]),
     PathParam(

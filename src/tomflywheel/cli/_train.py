@@ -71,6 +71,15 @@ def train_command(
             "sft-grpo (one, then the other); default: train.method."
         ),
     ] = None,
+    grpo_data: Annotated[
+        Path | None,
+        typer.Option(
+            exists=True,
+            dir_okay=False,
+            help="GRPO's prompts when they are not --data (sft-grpo: SFT on --data, then GRPO "
+            "on these).",
+        ),
+    ] = None,
     generations: Annotated[
         int | None,
         typer.Option(min=2, help="GRPO: replies per prompt (default: train.grpo.generations)."),
@@ -223,6 +232,7 @@ def train_command(
             eval_settings=eval_settings,
             on_progress=lambda done, total, loss: update(done, total, loss=f"{loss:.4f}"),
             overwrite=overwrite,
+            grpo_data=grpo_data,
         )
     if is_main_process():  # under `accelerate launch`, every process runs this command
         _print_summary(result)
