@@ -69,6 +69,8 @@ class Config:
 
     budget: int = 250
     epochs: float = 1.0
+    steps: int = 0
+    """Optimizer steps of every round's training, overriding ``epochs`` (0: epochs decide)."""
     learning_rate: float = 5e-5
     audit_margin: float = AuditSettings().margin
     rounds: int = 1
@@ -100,6 +102,8 @@ CONFIGURATIONS: dict[str, Config] = {
     "default": Config(),
     "rounds3-replay": Config(rounds=3),
     "rounds3-continue": Config(rounds=3, mode="continue", replay_share=0.0),
+    # Replay with the steps of round 1 (46 on data seed 0): more rounds, not more training.
+    "rounds3-replay-steps46": Config(rounds=3, steps=46),
     "budget500": Config(budget=500),
     "budget1000-margin0": Config(budget=1000, audit_margin=0.0),
     "epochs2": Config(epochs=2.0),
@@ -292,6 +296,7 @@ def settings_yaml(
             "method": config.method,
             "grpo": {"beta": config.grpo_beta},
             "epochs": config.epochs,
+            "steps": config.steps or None,
             "max_length": config.max_length,
             "learning_rate": config.learning_rate,
             "rationale": config.rationale,
