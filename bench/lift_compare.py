@@ -1,0 +1,145 @@
+"""The configurations measured on one split, side by side: what the choice on dev rests on.
+
+Reads every ``lift_<split>_<name>.json`` that ``lift_experiment.py`` wrote under ``--results``
+and prints, per configuration, data seed and round, the lift against the base on the parts a
+choice is made on (ToMi false-belief targets and controls, by log-prob and by generation; the
+other held-out sets where they were measured), each seed's paired interval, and the mean over
+seeds where there are several. Nothing is recomputed: the figures are the experiment files'
+own. The table goes to ``<results>/lift_<split>_comparison.txt`` under the command and commit.
+
+    python bench/lift_compare.py --split dev
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from provenance import recorded
+
+ROOT = Path(__file__).resolve().parents[1]
+
+PARTS = (
+    ("tomi_{split}_logprob", "targets", "ToMi targets, log-prob"),
+    ("tomi_{split}_logprob", "controls", "ToMi controls, log-prob"),
+    ("tomi_{split}", "targets", "ToMi targets, generation"),
+    ("tomi_{split}", "controls", "ToMi controls, generation"),
+    ("hitom_{split}_logprob", "targets", "Hi-ToM targets, log-prob"),
+    ("bigtom_{split}_logprob", "all", "BigToM all, log-prob"),
+)
+"""(held-out set, part, column): the parts a configuration is chosen on."""
+
+
+def experiments(results: Path, split: str) -> list[dict[str, Any]]:
+    """The experiment files of ``split``, oldest first (by the time each finished)."""
+    found = []
+    for path in sorted(results.glob(f"lift_{split}_*.json")):
+        if path.stem.endswith("_comparison"):
+            continue
+        data = json.loads(path.read_text(encoding="utf-8"))
+        data["file"] = path.name
+        found.append(data)
+    return sorted(found, key=lambda data: data.get("finished", ""))
+
+
+def _cell(row: dict[str, Any] | None) -> str:
+    """``+36.0 [+15.5, +55.1]`` from an experiment row's lift against the base."""
+    if row is None or row.get("vs_base") is None:
+        return "–"
+    lift = row["vs_base"]
+    return f"{100 * lift['lift']:+.1f} [{100 * lift['low']:+.1f}, {100 * lift['high']:+.1f}]"
+
+
+def _steps(trained: dict[str, Any]) -> str:
+    """Steps trained, and the step the weights are from when early stopping chose one."""
+    validation = trained.get("validation") or {}
+    best = validation.get("weights_from_step")
+    steps = str(trained.get("steps", "–"))
+    return f"{steps} (weights of {best})" if validation.get("early_stopping") and best else steps
+
+
+def _wanted(split: str) -> list[tuple[str, str, str]]:
+    return [(label.format(split=split), part, column) for label, part, column in PARTS]
+
+
+def rows_of(experiment: dict[str, Any], split: str) -> list[list[str]]:
+    """One line per data seed and round: the configuration, seed, round, steps and the cells."""
+    wanted = _wanted(split)
+    lines = []
+    for seed in experiment["seeds"]:
+        for round_ in seed["rounds"]:
+            by_part = {(row["set"], row["part"]): row for row in round_["rows"]}
+            lines.append(
+                [
+                    experiment["name"],
+                    str(seed["seed"]),
+                    str(round_["round"]),
+                    _steps(round_.get("trained") or {}),
+                    *(_cell(by_part.get((label, part))) for label, part, _ in wanted),
+                ]
+            )
+    return lines
+
+
+def mean_row(experiment: dict[str, Any], split: str) -> list[str] | None:
+    """The last round's mean over data seeds (with its t interval), when there are several."""
+    if experiment["data_seeds"] < 2:
+        return None
+    summary = {(row["set"], row["part"]): row for row in experiment["summary"]}
+    cells = []
+    for label, part, _ in _wanted(split):
+        row = summary.get((label, part))
+        if row is None:
+            cells.append("–")
+            continue
+        low, high = row["ci95"] or (None, None)
+        interval = f" [{100 * low:+.1f}, {100 * high:+.1f}]" if low is not None else ""
+        cells.append(f"{100 * row['mean']:+.1f}{interval}")
+    return [experiment["name"], "mean", str(experiment["config"]["rounds"]), "", *cells]
+
+
+def render(table: list[list[str]], header: list[str]) -> str:
+    widths = [max(len(line[i]) for line in [header, *table]) for i in range(len(header))]
+    lines = [header, ["-" * w for w in widths], *table]
+    return "\n".join(
+        "  ".join(c.ljust(w) for c, w in zip(line, widths, strict=True)) for line in lines
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--split", choices=("dev", "test"), default="dev")
+    parser.add_argument("--results", type=Path, default=ROOT / "bench" / "results")
+    parser.add_argument("--out", type=Path, help="default: <results>/lift_<split>_comparison.txt")
+    args = parser.parse_args()
+    out = args.out or args.results / f"lift_{args.split}_comparison.txt"
+    found = experiments(args.results, args.split)
+    if not found:
+        raise SystemExit(f"no lift_{args.split}_*.json under {args.results}")
+    header = ["configuration", "seed", "round", "steps", *(c for _, _, c in PARTS)]
+    table: list[list[str]] = []
+    for experiment in found:
+        table += rows_of(experiment, args.split)
+        mean = mean_row(experiment, args.split)
+        if mean is not None:
+            table.append(mean)
+    title = f"lift against the base on the {args.split} split, every configuration measured"
+    with recorded(out, title):
+        print("percentage points; per seed: paired 95% interval clustered by story;")
+        print("mean: over data seeds, last round, t interval; –: not measured")
+        print(render(table, header))
+        print()
+        for experiment in found:
+            config = json.dumps(experiment["config"])
+            print(
+                f"{experiment['name']}: {experiment['file']}, commit {experiment['commit'][:12]}, "
+                f"{experiment['data_seeds']} data seed(s), config {config}"
+            )
+
+
+if __name__ == "__main__":
+    main()
