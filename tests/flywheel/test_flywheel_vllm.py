@@ -243,6 +243,9 @@ def test_a_round_with_training_reports_the_held_out_lift(vllm_base_url, tmp_path
     assert not {s.id for s in fresh} & {s.id for s in admitted}
     trained = stages["train"].outputs
     assert trained["grpo_prompts"] == {"admitted": len(admitted), "fresh": len(fresh)}
+    summary = result.rounds[0]["fresh"]
+    assert summary["candidates"] == stages["fresh"].outputs["candidates"] >= len(fresh)
+    assert 0 < summary["admitted"] <= len(fresh)  # the admission balance may add complements
     prompts = list(read_samples(tmp_path / "runs" / "t" / "round_1" / "grpo_prompts.jsonl"))
     assert [s.id for s in prompts] == [s.id for s in admitted] + [s.id for s in fresh]
     sft = json.loads((Path(trained["model_dir"] + ".sft") / "train_manifest.json").read_text())

@@ -105,6 +105,12 @@ def flywheel_command(
             out.print(
                 f"  admission audit: {escape(admission_audit_text(summary['admission_audit']))}"
             )
+        fresh = summary.get("fresh")
+        if fresh:
+            out.print(
+                f"  fresh GRPO stories: {fresh['candidates']} candidates · admitted "
+                f"{fresh['admitted']} · rejected {fresh['rejected']}"
+            )
         for note in summary.get("notes") or []:
             out.print(f"  [yellow]note:[/] {escape(note)}")
     lifts = lift_rows(result.rounds)

@@ -189,6 +189,15 @@ def round_summary(
         if filtered
         else {}
     )
+    fresh = stages.get("fresh")  # GRPO's fresh stories, filtered apart from the admitted set
+    fresh_outcome = (
+        {
+            "candidates": fresh.outputs["candidates"],
+            **filter_outcome(Path(fresh.outputs["verdicts"]), Path(fresh.outputs["input"])),
+        }
+        if fresh
+        else None
+    )
     accuracy = accuracy_by_dataset(exp_dir) if exp_dir else {}
     eval_tokens = Counter()
     for entry in accuracy.values():
@@ -233,6 +242,7 @@ def round_summary(
         },
         "filter": outcome,
         "admission_audit": _admission_audit(filtered.outputs if filtered else {}),
+        "fresh": fresh_outcome,
         "usage": usage,
         "requests": sum(int(u.get("requests_sent", 0)) for u in usage.values()),
         "cache_hits": sum(int(u.get("cache_hits", 0)) for u in usage.values()),
