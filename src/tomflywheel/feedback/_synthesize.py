@@ -97,13 +97,13 @@ def fresh_samples(plan: SynthesisPlan, count: int, *, with_rationale: bool = Tru
     """About ``count`` new samples from the plan's own generators, none of them synthesized.
 
     Each item continues its generator's stream past the stories ``synthesize`` may use, and
-    gets a share of ``count`` proportional to its own count (whole stories, at least one). The
-    same plan and count give the same samples.
+    gets a share of ``count`` proportional to its own count, in whole stories (an item whose
+    share rounds to nothing gets none). The same plan and count give the same samples.
     """
     total = sum(item.count for item in plan.items)
     out: list[Sample] = []
     for index, item in enumerate(plan.items):
-        share = max(round(count * item.count / total), 1) if total and count else 0
+        share = round(count * item.count / total) if total else 0
         if not share:
             continue
         stream = stream_item(item, stories=share, start=story_limit(item))
