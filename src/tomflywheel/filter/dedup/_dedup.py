@@ -180,6 +180,9 @@ class DuplicateIndex:
         self._labels: dict[int, str] = {}
         self._groups: dict[str, int] = {}
         self._members: list[list[tuple[int, Features]]] = []
+        # A group's members by answer: a near duplicate must give the same answer, so a query
+        # compares questions only with those (a story's dozen questions have a few answers).
+        self._by_answer: list[dict[tuple[str, ...], list[tuple[int, Features]]]] = []
         self._last_query: tuple[str, int, list[tuple[int, float]]] | None = None
         self._prior = 0
         self._neighbours: Mapping[str, Sequence[tuple[str, float]]] = {}
@@ -207,8 +210,10 @@ class DuplicateIndex:
         if group is None:
             group = self._groups[feats.story_key] = len(self._members)
             self._members.append([])
+            self._by_answer.append({})
             self._similar.add_many([group], [feats.shingles], signature[None, :])
         self._members[group].append((key, feats))
+        self._by_answer[group].setdefault(feats.answer_key, []).append((key, feats))
 
     def add_prior(self, samples: Iterable[Sample]) -> None:
         """Index samples admitted by earlier runs (earlier than every candidate)."""
@@ -260,10 +265,10 @@ class DuplicateIndex:
         Exact duplicates are left to :meth:`exact`, so one copy is not reported twice.
         """
         for group, similarity in self._similar_groups(feats, signature):
-            for key, other in self._members[group]:
+            for key, other in self._by_answer[group].get(feats.answer_key, ()):
                 if key >= before or other.exact_key == feats.exact_key:
                     continue
-                if other.answer_key != feats.answer_key or _other_worlds(feats, other):
+                if _other_worlds(feats, other):
                     continue
                 if same_question(feats, other, self.settings.question_similarity):
                     return Match(self._labels[key], similarity)
