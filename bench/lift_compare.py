@@ -2,10 +2,11 @@
 
 Reads every ``lift_<split>_<name>.json`` that ``lift_experiment.py`` wrote under ``--results``
 and prints, per configuration, data seed and round, the lift against the base on the parts a
-choice is made on (ToMi false-belief targets and controls, by log-prob and by generation; the
-other held-out sets where they were measured), each seed's paired interval, and the mean over
-seeds where there are several. Nothing is recomputed: the figures are the experiment files'
-own. The table goes to ``<results>/lift_<split>_comparison.txt`` under the command and commit.
+choice is made on (ToMi as a whole by log-prob; its false-belief targets and controls, by
+log-prob and by generation; the other held-out sets where they were measured), each seed's
+paired interval, and the mean over seeds where there are several. Nothing is recomputed: the
+figures are the experiment files' own. The table goes to ``<results>/lift_<split>_comparison.txt``
+under the command and commit.
 
     python bench/lift_compare.py --split dev
 """
@@ -22,6 +23,7 @@ from provenance import recorded
 ROOT = Path(__file__).resolve().parents[1]
 
 PARTS = (
+    ("tomi_{split}_logprob", "all", "ToMi all, log-prob"),
     ("tomi_{split}_logprob", "targets", "ToMi targets, log-prob"),
     ("tomi_{split}_logprob", "controls", "ToMi controls, log-prob"),
     ("tomi_{split}", "targets", "ToMi targets, generation"),
