@@ -79,6 +79,9 @@ class Config:
     replay_share: float = 1.0
     """Share of earlier rounds' data in a round's training (``flywheel.replay``)."""
     answer_profile: Literal["principled", "benchmark"] = "principled"
+    max_controls_per_target: float = 1.0
+    """Cap on the synthesis budget for control failures, per target sample
+    (``feedback.max_controls_per_target``)."""
     rationale: bool = False
     """Teach the trace's rationale before the answer (``train.rationale``)."""
     seed_items: int = 120
@@ -104,6 +107,8 @@ CONFIGURATIONS: dict[str, Config] = {
     "rounds3-continue": Config(rounds=3, mode="continue", replay_share=0.0),
     # Replay with the steps of round 1 (46 on data seed 0): more rounds, not more training.
     "rounds3-replay-steps46": Config(rounds=3, steps=46),
+    # ... and with later rounds' plans kept on targets (the model's control failures grow).
+    "rounds3-replay-steps46-targets": Config(rounds=3, steps=46, max_controls_per_target=0.25),
     "budget500": Config(budget=500),
     "budget1000-margin0": Config(budget=1000, audit_margin=0.0),
     "epochs2": Config(epochs=2.0),
@@ -290,6 +295,7 @@ def settings_yaml(
         feedback={
             "budget": config.budget,
             "answer_profile": config.answer_profile,
+            "max_controls_per_target": config.max_controls_per_target,
             "seed": 100 * seed,  # each round adds one (flywheel.reseed)
         },
         train={
