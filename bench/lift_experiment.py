@@ -107,8 +107,9 @@ CONFIGURATIONS: dict[str, Config] = {
     "rounds3-continue": Config(rounds=3, mode="continue", replay_share=0.0),
     # Replay with the steps of round 1 (46 on data seed 0): more rounds, not more training.
     "rounds3-replay-steps46": Config(rounds=3, steps=46),
-    # ... and with later rounds' plans kept on targets (the model's control failures grow).
-    "rounds3-replay-steps46-targets": Config(rounds=3, steps=46, max_controls_per_target=0.25),
+    # ... and with every round's beliefs balanced exactly (later rounds' data drifted toward
+    # true-location answers within the default margin).
+    "rounds3-replay-steps46-margin0": Config(rounds=3, steps=46, audit_margin=0.0),
     "budget500": Config(budget=500),
     "budget1000-margin0": Config(budget=1000, audit_margin=0.0),
     "epochs2": Config(epochs=2.0),
