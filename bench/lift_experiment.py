@@ -93,6 +93,9 @@ class Config:
     """How the round trains (``train.method``); GRPO with ``train.grpo``'s defaults."""
     grpo_beta: float = 0.0
     """GRPO's KL weight to the starting model (``train.grpo.beta``; 0: no reference model)."""
+    training_seed_offset: int = 0
+    """Added to the data seed for ``train.seed``: the same admitted data, another data order
+    (how much of a lift is the training's luck, not the data's)."""
     validation_share: float = 0.0
     """Share of the admitted stories held out for a validation loss (``train.validation_share``)."""
     early_stopping: int = 0
@@ -307,7 +310,7 @@ def settings_yaml(
             "max_length": config.max_length,
             "learning_rate": config.learning_rate,
             "rationale": config.rationale,
-            "seed": seed,
+            "seed": seed + config.training_seed_offset,
             "validation_share": config.validation_share,
             "early_stopping": config.early_stopping or None,
             "save_steps": args.save_steps,
