@@ -178,7 +178,6 @@ class _Runner:
             "admitted": str(summary.admitted_path),
             "verdicts": str(summary.verdicts_path),
             "manifest": str(summary.manifest_path),
-            "accepted": summary.accepted,
         }
         return outputs, summary.usage
 
