@@ -259,3 +259,39 @@ def test_questions_about_different_lines_are_different_questions():
     right = features(sample(story=story, question=other), 2)
     assert not same_question(left, right, threshold=0.1)
     assert same_question(left, features(sample(story=story, question=base + " "), 2), 0.9)
+
+
+def _near_matches(items: list[Sample]) -> list[object]:
+    index = DuplicateIndex(DedupSettings())
+    found = []
+    for position, (feats, signature) in enumerate(index.features_many(items)):
+        match = index.exact(feats, before=position) or index.near(feats, signature, before=position)
+        found.append(match)
+        if match is None:
+            index.add(position, items[position].id, feats, signature)
+    return found
+
+
+def test_a_storys_later_questions_reuse_its_query_with_the_same_answers(monkeypatch):
+    stories = list(generate("tomi", n=30, seed=4))
+    reworded = {s.id: s.story.replace(" moved ", " carried ") for s in stories[::5]}
+    copies = [
+        s.model_copy(update={"id": f"copy-{s.id}", "story": reworded[s.id]}) for s in stories[::5]
+    ]
+    items = stories + copies
+    queries = []
+    real_query = SimilarityIndex.query
+
+    def counted(self, shingles, signature=None):
+        queries.append(1)
+        return real_query(self, shingles, signature)
+
+    monkeypatch.setattr(SimilarityIndex, "query", counted)
+    carried = _near_matches(items)
+    carried_queries = len(queries)
+    queries.clear()
+    monkeypatch.setattr(DuplicateIndex, "_carry_last_query", lambda *args, **kwargs: None)
+    fresh = _near_matches(items)
+    assert carried == fresh
+    assert sum(m is not None for m in fresh) >= len(copies)
+    assert carried_queries < len(queries)

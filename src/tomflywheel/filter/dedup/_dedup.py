@@ -212,8 +212,22 @@ class DuplicateIndex:
             self._members.append([])
             self._by_answer.append({})
             self._similar.add_many([group], [feats.shingles], signature[None, :])
+            self._carry_last_query(feats.story_key, group, has_shingles=len(feats.shingles) > 0)
         self._members[group].append((key, feats))
         self._by_answer[group].setdefault(feats.answer_key, []).append((key, feats))
+
+    def _carry_last_query(self, story_key: str, group: int, *, has_shingles: bool) -> None:
+        """Keep the last query's answer valid once its own story becomes a new group.
+
+        The story's next question would query again only to find the same groups plus its own,
+        at similarity 1.0 (identical shingles share every band): a story's second query, half
+        of all queries, is answered here.
+        """
+        last = self._last_query
+        if last is None or last[0] != story_key or last[1] != group:
+            return
+        found = [*last[2], (group, 1.0)] if has_shingles else last[2]
+        self._last_query = (story_key, group + 1, sorted(found, key=lambda p: (-p[1], p[0])))
 
     def add_prior(self, samples: Iterable[Sample]) -> None:
         """Index samples admitted by earlier runs (earlier than every candidate)."""

@@ -52,7 +52,7 @@ def shingle_hashes(tokens: Sequence[str], size: int) -> np.ndarray:
     """Sorted unique 32-bit hashes of the ``size``-word shingles (one shingle if shorter)."""
     if not tokens:
         return EMPTY
-    words = np.fromiter((_word_hash(t) for t in tokens), dtype=np.uint32, count=len(tokens))
+    words = np.array(list(map(_word_hash, tokens)), dtype=np.uint32)
     width = min(size, len(words))
     count = len(words) - width + 1
     hashes = np.full(count, _FNV_OFFSET, dtype=np.uint32)
