@@ -102,6 +102,10 @@ class Config:
     """Validations without a lower loss before SFT stops (``train.early_stopping``); 0: none."""
     fresh_prompts: int = 0
     """Fresh engine stories per round for GRPO, beside the admitted (``flywheel.fresh_prompts``)."""
+    fused_optimizer: bool = False
+    """AdamW's fused kernel (``train.fused_optimizer``, the trainer's default). Off here: every
+    run recorded so far used the per-tensor kernels, and a rounding-level change in training
+    moves a small model's lift as another data order does, so the tables stay comparable."""
 
 
 CONFIGURATIONS: dict[str, Config] = {
@@ -314,6 +318,7 @@ def settings_yaml(
             "validation_share": config.validation_share,
             "early_stopping": config.early_stopping or None,
             "save_steps": args.save_steps,
+            "fused_optimizer": config.fused_optimizer,
         },
         flywheel={
             "rounds": config.rounds,
@@ -451,11 +456,14 @@ def with_earlier_seeds(path: Path, result: dict[str, Any]) -> dict[str, Any]:
 
     Used when ``--seeds`` runs some of the data seeds: the earlier file's seeds stay, each with
     the command and commit that measured it (``earlier``), and the mean covers them all. The
-    configuration and the held-out sizes must match, or the seeds are not one experiment.
+    configuration and the held-out sizes must match, or the seeds are not one experiment (a
+    setting the earlier file predates counts as its default).
     """
     if not path.exists():
         return result
     earlier = json.loads(path.read_text(encoding="utf-8"))
+    # A setting added after the earlier run kept the behaviour of its default.
+    earlier["config"] = asdict(Config()) | earlier["config"]
     for key in ("config", "sizes", "opentom"):
         if earlier[key] != result[key]:
             sys.exit(

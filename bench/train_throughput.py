@@ -7,7 +7,9 @@ run twice, in mirrored order. Arms:
 - ``loop``: the hand-written loop the trainer replaced (full logits, frozen below as ``OLD LOOP``);
 - ``trl-fused``: TRL's ``SFTTrainer`` with its own loss, the fused LM head, which on a CPU
   scores every position (its compact path needs Triton);
-- ``trainer``: the project's trainer, which projects only the positions that carry loss.
+- ``trainer-foreach``: the project's trainer, which projects only the positions that carry
+  loss, with AdamW's per-tensor (foreach) kernels as before ``train.fused_optimizer``;
+- ``trainer``: the same with the fused AdamW kernel (the default).
 
 Prints tokens/s (non-padding tokens through the forward pass / training seconds, loading and
 saving excluded), the padding share, peak RSS, the loss curves, and each arm's ratio to the loop
@@ -38,7 +40,7 @@ from tomflywheel.llm import ensure_default_model
 from tomflywheel.schema import Answer, Sample, read_samples
 from tomflywheel.train import IGNORE_INDEX, batch_order, build_examples
 
-ARMS = ("loop", "trl-fused", "trainer")
+ARMS = ("loop", "trl-fused", "trainer-foreach", "trainer")
 ROOT = Path(__file__).resolve().parents[1]
 AGENTS = ["Sally", "Anne", "Jack", "Mia", "Noah", "Liam", "Emma", "Olivia"]
 OBJECTS = ["ball", "apple", "key", "book", "hat", "cup"]
@@ -170,6 +172,8 @@ def worker(arm: str, data: Path, base: Path, settings: TrainSettings) -> dict:
     )
     torch.manual_seed(stable_seed("train-torch", settings.seed) % 2**32)
     model = load_model(base)
+    if arm == "trainer-foreach":
+        settings = settings.model_copy(update={"fused_optimizer": False})
     if arm == "loop":
         started = time.perf_counter()
         losses = old_train_loop(model, examples, settings, int(tokenizer.pad_token_id))
@@ -217,7 +221,10 @@ def main() -> None:
     if args.worker:
         print(json.dumps(worker(args.worker, args.data, base, settings)))
         return
-    title = "fine-tuning throughput: plain loop vs TRL's fused head vs the project's trainer"
+    title = (
+        "fine-tuning throughput: plain loop vs TRL's fused head vs the project's trainer"
+        " (per-tensor and fused AdamW)"
+    )
     with recorded(args.out, title):
         print(
             f"steps {args.steps}, batch {args.batch_size}, threads {args.threads}; "
@@ -252,7 +259,7 @@ def report(size: str, runs: list[dict]) -> list[str]:
     for run in runs:
         rates[run["arm"]].append(run["tokens"] / run["seconds"])
         lines.append(
-            f"{size:6} {run['arm']:9}  {run['tokens'] / run['seconds']:8.1f} tok/s  "
+            f"{size:6} {run['arm']:15}  {run['tokens'] / run['seconds']:8.1f} tok/s  "
             f"{run['seconds']:6.1f} s  padding {1 - run['tokens'] / run['padded']:4.0%}  "
             f"peak RSS {run['peak_rss_mib']:6.0f} MiB  losses "
             + " ".join(f"{loss:.4f}" for loss in run["losses"])

@@ -97,6 +97,9 @@ class TrainSettings(BaseModel):
     """Fraction of the steps (rounded down) that ramp the learning rate up from zero."""
     weight_decay: float = Field(default=0.0, ge=0.0)
     """AdamW weight decay, applied to matrices only (never to norms and biases)."""
+    fused_optimizer: bool = True
+    """AdamW's fused kernel, one pass over every parameter (several times faster on a CPU);
+    ``false``: the per-tensor kernels of runs before it. The same update up to float rounding."""
     max_grad_norm: float | None = Field(default=1.0, gt=0.0)
     """Clip the gradient's global norm to this; ``null``: no clipping."""
     max_length: int = Field(default=1024, ge=16)

@@ -100,7 +100,7 @@ def trainer_arguments(
         "warmup_steps": int(settings.warmup_ratio * shape.steps),
         "weight_decay": settings.weight_decay,
         "max_grad_norm": settings.max_grad_norm or 0.0,
-        "optim": "adamw_torch",
+        "optim": "adamw_torch_fused" if settings.fused_optimizer else "adamw_torch",
         "seed": stable_seed("train-torch", settings.seed) % 2**32,
         "logging_strategy": "steps",
         "logging_steps": 1,
