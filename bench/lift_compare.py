@@ -4,9 +4,12 @@ Reads every ``lift_<split>_<name>.json`` that ``lift_experiment.py`` wrote under
 and prints, per configuration, data seed and round, the lift against the base on the parts a
 choice is made on (ToMi as a whole by log-prob; its false-belief targets and controls, by
 log-prob and by generation; the other held-out sets where they were measured), each seed's
-paired interval, and the mean over seeds where there are several. Nothing is recomputed: the
-figures are the experiment files' own. The table goes to ``<results>/lift_<split>_comparison.txt``
-under the command and commit.
+paired interval, and the mean over seeds where there are several. A second table sets each
+configuration against ``--against`` (the default) on the data seeds both measured: per seed, the
+difference of the last rounds' lifts (the same seed slice, synthesis and held-out set, so the
+difference is paired by seed), and with several seeds their mean with a t interval over seeds.
+Nothing else is computed: the figures are the experiment files' own. The tables go to
+``<results>/lift_<split>_comparison.txt`` under the command and commit.
 
     python bench/lift_compare.py --split dev
 """
@@ -19,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from provenance import recorded
+from tomflywheel.stats import mean_interval
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -102,6 +106,54 @@ def mean_row(experiment: dict[str, Any], split: str) -> list[str] | None:
     return [experiment["name"], "mean", str(experiment["config"]["rounds"]), "", *cells]
 
 
+def _last_lifts(experiment: dict[str, Any], split: str) -> dict[int, list[float | None]]:
+    """Per data seed: the last round's lift against the base on each wanted part."""
+    out = {}
+    for seed in experiment["seeds"]:
+        by_part = {(row["set"], row["part"]): row for row in seed["rounds"][-1]["rows"]}
+        lifts: list[float | None] = []
+        for label, part, _ in _wanted(split):
+            row = by_part.get((label, part))
+            lifts.append(
+                None if row is None or row.get("vs_base") is None else row["vs_base"]["lift"]
+            )
+        out[seed["seed"]] = lifts
+    return out
+
+
+def against_rows(
+    experiment: dict[str, Any], reference: dict[str, Any], split: str
+) -> list[list[str]]:
+    """Per shared data seed, the configuration's last-round lift minus the reference's; the mean
+    over seeds with its t interval when there are several."""
+    mine, theirs = _last_lifts(experiment, split), _last_lifts(reference, split)
+    shared = sorted(set(mine) & set(theirs))
+    if not shared:
+        return []
+    columns: list[list[float]] = [[] for _ in _wanted(split)]
+    lines = []
+    for seed in shared:
+        cells = []
+        for column, (a, b) in enumerate(zip(mine[seed], theirs[seed], strict=True)):
+            if a is None or b is None:
+                cells.append("–")
+                continue
+            columns[column].append(a - b)
+            cells.append(f"{100 * (a - b):+.1f}")
+        lines.append([experiment["name"], str(seed), *cells])
+    if len(shared) > 1:
+        cells = []
+        for values in columns:
+            found = mean_interval(values) if len(values) == len(shared) else None
+            cells.append(
+                "–"
+                if found is None
+                else f"{100 * found[0]:+.1f} [{100 * found[1]:+.1f}, {100 * found[2]:+.1f}]"
+            )
+        lines.append([experiment["name"], "mean", *cells])
+    return lines
+
+
 def render(table: list[list[str]], header: list[str]) -> str:
     widths = [max(len(line[i]) for line in [header, *table]) for i in range(len(header))]
     lines = [header, ["-" * w for w in widths], *table]
@@ -117,6 +169,11 @@ def main() -> None:
     parser.add_argument("--split", choices=("dev", "test"), default="dev")
     parser.add_argument("--results", type=Path, default=ROOT / "bench" / "results")
     parser.add_argument("--out", type=Path, help="default: <results>/lift_<split>_comparison.txt")
+    parser.add_argument(
+        "--against",
+        default="default+budget=250",
+        help="the configuration every other one is set against, seed by seed",
+    )
     args = parser.parse_args()
     out = args.out or args.results / f"lift_{args.split}_comparison.txt"
     found = experiments(args.results, args.split)
@@ -135,6 +192,16 @@ def main() -> None:
         print("mean: over data seeds, last round, t interval; –: not measured")
         print(render(table, header))
         print()
+        reference = next((e for e in found if e["name"] == args.against), None)
+        if reference is not None:
+            versus: list[list[str]] = []
+            for experiment in found:
+                if experiment is not reference:
+                    versus += against_rows(experiment, reference, args.split)
+            print(f"last round's lift minus {args.against}'s on the same data seed (pts);")
+            print("mean: over the shared data seeds, t interval")
+            print(render(versus, ["configuration", "seed", *(c for _, _, c in PARTS)]))
+            print()
         for experiment in found:
             config = json.dumps(experiment["config"])
             print(
