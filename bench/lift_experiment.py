@@ -54,7 +54,7 @@ from tomflywheel._io import atomic_write_json, atomic_write_text, write_jsonl_at
 from tomflywheel._rng import rng_for
 from tomflywheel.artifacts import Experiment
 from tomflywheel.audit import is_control
-from tomflywheel.config import AuditSettings, parse_settings
+from tomflywheel.config import AuditSettings, EvalSettings, parse_settings
 from tomflywheel.datasets import load_benchmark
 from tomflywheel.flywheel import load_manifest, run_flywheel
 from tomflywheel.schema import Sample
@@ -84,6 +84,9 @@ class Config:
     (``feedback.max_controls_per_target``)."""
     rationale: bool = False
     """Teach the trace's rationale before the answer (``train.rationale``)."""
+    generation_max_tokens: int = EvalSettings().generation.max_tokens
+    """Reply budget of every evaluation by generation (``eval.generation.max_tokens``): a model
+    taught rationales needs room to reason before its ``Answer:`` line."""
     seed_items: int = 120
     """ToMi val seed items per data seed (half targets, half controls)."""
     hitom_seed_items: int = 0
@@ -124,6 +127,7 @@ CONFIGURATIONS: dict[str, Config] = {
     "lr2e-5": Config(learning_rate=2e-5),
     "lr1e-4": Config(learning_rate=1e-4),
     "rationale": Config(rationale=True),
+    "rationale-gen256": Config(rationale=True, generation_max_tokens=256),
     "hitom-seeds": Config(hitom_seed_items=100, max_length=2048),
     "grpo": Config(method="grpo"),
     "sft-grpo": Config(method="sft-grpo"),
@@ -327,6 +331,7 @@ def settings_yaml(
             "fresh_prompts": config.fresh_prompts,
         },
         audit_margin=config.audit_margin,
+        generation={"max_tokens": config.generation_max_tokens},
     )
     return yaml.safe_dump(settings)
 

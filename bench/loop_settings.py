@@ -42,6 +42,7 @@ def loop_settings(
     train: dict[str, Any],
     flywheel: dict[str, Any] | None = None,
     audit_margin: float,
+    generation: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """One flywheel run's settings.
 
@@ -58,6 +59,7 @@ def loop_settings(
         train: ``train`` settings beyond the batch arithmetic (``epochs``, ``learning_rate``...).
         flywheel: ``flywheel`` settings beyond the shared ones (``rounds``, ``replay``...).
         audit_margin: The admission audit's margin above chance.
+        generation: ``eval.generation`` settings (``max_tokens``...) beyond the defaults.
     """
     return {
         **server_settings(args, cache_path),
@@ -65,6 +67,7 @@ def loop_settings(
             "datasets": [{"path": str(p), "judge": "rules"} for p in seeds],
             "results_dir": str(folder / "results"),
             "datasets_dir": str(folder / "none"),
+            **({"generation": generation} if generation else {}),
         },
         "feedback": {
             "min_per_weakness": 4,

@@ -114,3 +114,35 @@ def test_one_letter_repeated_with_its_text_is_not_ambiguous():
 )
 def test_named_letters_reads_every_letter_in_order(output, letters):
     assert named_letters(output, 15) == letters
+
+
+@pytest.mark.parametrize(
+    ("output", "verdict", "answer"),
+    [
+        # What a model taught rationales replies: every container named, then its answer.
+        (
+            "Line 1: The grapes is in the purple_container. Seen by Sophia.\n"
+            "Line 2: Jayden moved the grapes to the yellow_trunk. Seen by Sophia.\n"
+            "Answer: yellow_trunk",
+            "correct",
+            "yellow_trunk",
+        ),
+        (
+            "Line 2: Jayden moved the grapes to the yellow_trunk. Not seen by Sophia.\n"
+            "answer:\nthe purple_container",
+            "incorrect",
+            "purple_container",
+        ),
+    ],
+)
+def test_a_reply_that_reasons_first_is_judged_on_its_answer_line(output, verdict, answer):
+    judgment = _judge(*_tomi(output))
+    assert (judgment.verdict.value, judgment.answer) == (verdict, answer)
+
+
+def test_a_rationale_cut_off_before_its_answer_line_gave_no_single_answer():
+    output = (
+        "Line 1: The grapes is in the purple_container. Seen by Sophia.\n"
+        "Line 2: Jayden moved the grapes to the yellow_trunk. Seen by"
+    )
+    assert _judge(*_tomi(output)).verdict is Verdict.AMBIGUOUS

@@ -35,6 +35,20 @@ def normalize(text: str) -> str:
     return " ".join(normalize_tokens(text))
 
 
+_ANSWER_LINE = re.compile(r"^[ \t]*answer[ \t]*:", re.IGNORECASE | re.MULTILINE)
+
+
+def final_answer(output: str) -> str:
+    """What follows a reply's last line-opening ``Answer:``, or the whole reply without one.
+
+    A model taught rationales (``train.rationale``) reasons first, naming every place and
+    person of the story, then gives ``Answer: <answer>`` on its own line: only that is its
+    answer. A reply cut off before the marker gave none, and is judged whole.
+    """
+    markers = list(_ANSWER_LINE.finditer(output))
+    return output[markers[-1].end() :].strip() if markers else output
+
+
 def _contains(haystack: list[str], needle: list[str]) -> bool:
     width = len(needle)
     return any(haystack[i : i + width] == needle for i in range(len(haystack) - width + 1))

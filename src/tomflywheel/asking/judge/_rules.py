@@ -6,7 +6,13 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from tomflywheel.asking._letters import named_letters, options_named, parse_letters
-from tomflywheel.asking._match import match_text, mentioned_in_order, mentions, normalize
+from tomflywheel.asking._match import (
+    final_answer,
+    match_text,
+    mentioned_in_order,
+    mentions,
+    normalize,
+)
 from tomflywheel.asking._shuffle import ShuffledOptions
 from tomflywheel.asking._task import TaskSpec
 from tomflywheel.asking.judge._base import JudgeContext, error_judgment, judge
@@ -70,8 +76,10 @@ def judge_by_rules(
         strict: Exact matches only.
         partial: Allow prefix and suffix matches.
         policy: A reply naming several answers of a closed set: ambiguous or its last one.
+
+    A reply that reasons first is judged on what follows its last ``Answer:`` line.
     """
-    output = prediction.raw_output or ""
+    output = final_answer(prediction.raw_output or "")
     if prediction.options is not None and prediction.gold_letters is not None:
         return _judge_choice(sample, prediction, output, policy)
     if (candidates := closed_candidates(sample)) is not None:
