@@ -105,6 +105,9 @@ class Config:
     """Validations without a lower loss before SFT stops (``train.early_stopping``); 0: none."""
     fresh_prompts: int = 0
     """Fresh engine stories per round for GRPO, beside the admitted (``flywheel.fresh_prompts``)."""
+    curriculum: str = "none"
+    """SFT's order within an epoch (``train.curriculum``): ``orders`` teaches world questions,
+    then first-order beliefs, then second-order ones."""
     fused_optimizer: bool = False
     """AdamW's fused kernel (``train.fused_optimizer``, the trainer's default). Off here: every
     run recorded so far used the per-tensor kernels, and a rounding-level change in training
@@ -127,6 +130,7 @@ CONFIGURATIONS: dict[str, Config] = {
     "lr2e-5": Config(learning_rate=2e-5),
     "lr1e-4": Config(learning_rate=1e-4),
     "rationale": Config(rationale=True),
+    "curriculum-orders": Config(curriculum="orders"),
     "rationale-gen256": Config(rationale=True, generation_max_tokens=256),
     "hitom-seeds": Config(hitom_seed_items=100, max_length=2048),
     "grpo": Config(method="grpo"),
@@ -323,6 +327,7 @@ def settings_yaml(
             "early_stopping": config.early_stopping or None,
             "save_steps": args.save_steps,
             "fused_optimizer": config.fused_optimizer,
+            "curriculum": config.curriculum,
         },
         flywheel={
             "rounds": config.rounds,

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from pydantic import ValidationError
 
 from tests.train.conftest import tomi_style_samples
 from tomflywheel.config import EvalSettings
@@ -13,9 +14,11 @@ from tomflywheel.errors import ConfigError, DataError
 from tomflywheel.schema import Answer, Sample
 from tomflywheel.train import (
     IGNORE_INDEX,
+    EncodedExample,
     TrainSettings,
     batch_order,
     build_examples,
+    curriculum_stages,
     encode_messages,
     sample_messages,
     total_steps,
@@ -177,3 +180,27 @@ def test_the_default_learning_rate_depends_on_lora():
 def test_a_misspelt_setting_is_rejected():
     with pytest.raises(ValueError, match="extra"):
         TrainSettings.model_validate({"batchsize": 4})
+
+
+def test_a_curriculum_orders_each_epoch_by_stage_shuffled_within():
+    stages = [2, 0, 1, 0, 2, 1, 0, 1, 2, 0]
+    batches = batch_order(10, batch_size=5, n_batches=4, seed=3, stages=stages)
+    stream = [i for batch in batches for i in batch]
+    for epoch in (stream[:10], stream[10:]):
+        assert sorted(epoch) == list(range(10))
+        assert [stages[i] for i in epoch] == sorted(stages)  # lowest stage first
+    plain = [i for b in batch_order(10, batch_size=5, n_batches=2, seed=3) for i in b]
+    # Within a stage the seeded shuffle's order stands.
+    assert [i for i in stream[:10] if stages[i] == 1] == [i for i in plain if stages[i] == 1]
+    assert stream[:10] != stream[10:]
+    with pytest.raises(ValueError, match="3 curriculum stages for 10"):
+        batch_order(10, batch_size=5, n_batches=1, seed=3, stages=[0, 1, 2])
+
+
+def test_curriculum_stages_read_the_belief_order():
+    examples = [EncodedExample(name, [1, 2], [IGNORE_INDEX, 2]) for name in "abcd"]
+    orders = {"a": 2, "b": None, "c": 1, "d": True}
+    assert curriculum_stages(examples, orders, "orders") == [2, 0, 1, 0]
+    assert curriculum_stages(examples, orders, "none") is None
+    with pytest.raises(ValidationError, match="curriculum orders SFT"):
+        TrainSettings(method="grpo", curriculum="orders", batch_size=8)

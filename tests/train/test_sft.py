@@ -193,3 +193,24 @@ def test_the_loss_curve_goes_to_tensorboard_when_asked(tmp_path, tiny_model):
     manifest = json.loads((out / MANIFEST_NAME).read_text(encoding="utf-8"))
     assert [step for step, _ in logged["train/loss"]] == [1, 2]
     assert [v for _, v in logged["train/loss"]] == pytest.approx(manifest["losses"], rel=1e-5)
+
+
+def test_a_curriculum_run_trains_and_records_it(tmp_path, tiny_model):
+    samples = tomi_style_samples(4)
+    for order, sample in enumerate(samples):
+        sample.meta["order"] = 3 - order  # the file lists the highest order first
+    data = tmp_path / "train.jsonl"
+    write_jsonl_atomic(data, samples)
+    out = tmp_path / "curriculum"
+    config = tmp_path / "c.yaml"
+    config.write_text("server: embedded\n", encoding="utf-8")
+    result = CliRunner().invoke(
+        app,
+        ["train", "--data", str(data), "--base", str(tiny_model), "--out", str(out),
+         "--config", str(config), "--steps", "2", "--batch-size", "2", "--max-length", "384",
+         "--curriculum", "orders"],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    manifest = json.loads((out / MANIFEST_NAME).read_text(encoding="utf-8"))
+    assert manifest["settings"]["curriculum"] == "orders"
+    assert len(manifest["losses"]) == 2

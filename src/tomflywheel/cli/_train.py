@@ -133,6 +133,13 @@ def train_command(
             "(default: train.rationale).",
         ),
     ] = None,
+    curriculum: Annotated[
+        str | None,
+        typer.Option(
+            help="SFT's order within an epoch: none (shuffled) or orders (by belief order, "
+            "meta.order, lowest first); default: train.curriculum.",
+        ),
+    ] = None,
     device: Annotated[
         str | None,
         typer.Option(
@@ -205,6 +212,7 @@ def train_command(
             "seed": seed,
             "max_length": max_length,
             "rationale": rationale,
+            "curriculum": curriculum,
             "device": device,
             "threads": threads,
             "gradient_checkpointing": gradient_checkpointing,

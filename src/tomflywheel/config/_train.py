@@ -106,6 +106,10 @@ class TrainSettings(BaseModel):
     """Longest tokenized sample (prompt + reply); longer ones are dropped and counted."""
     seed: int = 0
     """Seeds the data order and torch (LoRA initialization, dropout)."""
+    curriculum: Literal["none", "orders"] = "none"
+    """SFT's order within each epoch. ``none``: shuffled; ``orders``: by belief order
+    (``meta.order``: world questions 0, first-order beliefs 1, second-order 2...), lowest first,
+    shuffled within each order (a sample without an order counts as 0)."""
     rationale: bool = False
     """Teach ``meta.rationale`` (step-by-step, from the story's trace) before ``Answer: ...``
     where a sample has one; samples without one are taught the answer alone."""
@@ -156,6 +160,8 @@ class TrainSettings(BaseModel):
             )
         if self.early_stopping is not None and not self.validation_share:
             raise ValueError("early_stopping needs validation_share > 0: a loss to stop on")
+        if self.method == "grpo" and self.curriculum != "none":
+            raise ValueError("curriculum orders SFT's examples; GRPO draws its prompts itself")
         if self.method == "grpo" and self.validation_share:
             raise ValueError(
                 "validation_share and early_stopping are for SFT (and the SFT stage of sft-grpo)"

@@ -2,7 +2,8 @@
 
 Public API: ``train_model`` (one run: data + base folder in, servable folder out), its settings
 (``TrainSettings``, ``LoraSettings``) and result (``TrainResult``), the data helpers the run
-uses (``build_examples``, ``encode_messages``, ``batch_order``), and ``weights_sha256`` (a
+uses (``build_examples``, ``encode_messages``, ``batch_order``,
+``curriculum_stages``), and ``weights_sha256`` (a
 folder's weights fingerprint). Training itself is TRL's ``SFTTrainer`` (PEFT for LoRA,
 Accelerate for several processes); torch, transformers, TRL and peft are imported only when a
 run starts.
@@ -15,6 +16,7 @@ from tomflywheel.train._data import (
     TrainData,
     batch_order,
     build_examples,
+    curriculum_stages,
     encode_messages,
     sample_messages,
     total_steps,
@@ -33,6 +35,7 @@ __all__ = [
     "TrainSettings",
     "batch_order",
     "build_examples",
+    "curriculum_stages",
     "encode_messages",
     "sample_messages",
     "total_steps",

@@ -181,29 +181,60 @@ def build_examples(
     return TrainData(examples=examples, too_long=too_long, with_rationale=with_rationale)
 
 
-def batch_order(n_examples: int, *, batch_size: int, n_batches: int, seed: int) -> list[list[int]]:
+def batch_order(
+    n_examples: int,
+    *,
+    batch_size: int,
+    n_batches: int,
+    seed: int,
+    stages: Sequence[int] | None = None,
+) -> list[list[int]]:
     """Example indices of each micro-batch: epochs shuffled by seed, one after another.
 
     Epoch ``e`` is a permutation drawn from ``rng_for("train-order", f"{seed}:{e}")``; the
     epochs are concatenated and cut into consecutive batches, so a batch may span two epochs.
+    With ``stages`` (a curriculum: one stage per example) each epoch lists the lowest stage's
+    examples first, in the permutation's order within a stage.
 
     Args:
         n_examples: How many examples there are.
         batch_size: Examples per micro-batch.
         n_batches: How many micro-batches to return.
         seed: The run's seed.
+        stages: Each example's curriculum stage; ``None``: no curriculum.
     """
     if n_examples < 1:
         raise ValueError("no examples to order")
+    if stages is not None and len(stages) != n_examples:
+        raise ValueError(f"{len(stages)} curriculum stages for {n_examples} examples")
     needed = n_batches * batch_size
     stream: list[int] = []
     epoch = 0
     while len(stream) < needed:
         order = list(range(n_examples))
         rng_for("train-order", f"{seed}:{epoch}").shuffle(order)
+        if stages is not None:
+            order.sort(key=stages.__getitem__)  # stable: shuffled within a stage
         stream.extend(order)
         epoch += 1
     return [stream[i * batch_size : (i + 1) * batch_size] for i in range(n_batches)]
+
+
+def curriculum_stages(
+    examples: Sequence[EncodedExample], orders: Mapping[str, object], curriculum: str
+) -> list[int] | None:
+    """Each example's stage under ``curriculum`` (``orders``: its sample's belief order).
+
+    ``orders`` maps a sample id to its ``meta.order``; a missing or non-integer order is 0
+    (a world question). ``none``: no stages.
+    """
+    if curriculum == "none":
+        return None
+    stages = []
+    for example in examples:
+        order = orders.get(example.sample_id)
+        stages.append(order if isinstance(order, int) and not isinstance(order, bool) else 0)
+    return stages
 
 
 def split_validation(

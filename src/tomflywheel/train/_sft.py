@@ -28,6 +28,7 @@ from tomflywheel.train._checkpoints import (
 from tomflywheel.train._data import (
     build_examples,
     build_prompts,
+    curriculum_stages,
     split_validation,
     total_steps,
 )
@@ -218,9 +219,12 @@ def train_model(
                 placement=placement, output_dir=folder, on_progress=on_progress,
             )  # fmt: skip
         else:
+            stages = curriculum_stages(
+                examples, {s.id: s.meta.get("order") for s in samples}, settings.curriculum
+            )
             order = SeededOrder(
                 used, batch_size=settings.batch_size,
-                n_batches=shape.micro_batches, seed=settings.seed,
+                n_batches=shape.micro_batches, seed=settings.seed, stages=stages,
             )  # fmt: skip
             trainer = build_trainer(
                 model, tokenizer, examples, order,

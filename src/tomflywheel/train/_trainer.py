@@ -40,9 +40,17 @@ class SeededOrder(torch.utils.data.Sampler[int]):
     consecutive micro-batches to the processes in turn, so the order covers all of them.
     """
 
-    def __init__(self, n_examples: int, *, batch_size: int, n_batches: int, seed: int) -> None:
+    def __init__(
+        self,
+        n_examples: int,
+        *,
+        batch_size: int,
+        n_batches: int,
+        seed: int,
+        stages: Sequence[int] | None = None,
+    ) -> None:
         self.batches = batch_order(
-            n_examples, batch_size=batch_size, n_batches=n_batches, seed=seed
+            n_examples, batch_size=batch_size, n_batches=n_batches, seed=seed, stages=stages
         )
 
     def __iter__(self) -> Iterator[int]:
