@@ -91,6 +91,9 @@ class Config:
     """ToMi val seed items per data seed (half targets, half controls)."""
     hitom_seed_items: int = 0
     max_length: int = 640
+    hitom_chapters: int = 0
+    """Chapters of the Hi-ToM-style stories synthesized (``feedback.generator_params``); 0: the
+    generator's own 1-3. One chapter fits the 640-token training limit; three do not."""
     """Longest training sample in tokens; longer ones are dropped and counted."""
     method: Literal["sft", "grpo", "sft-grpo"] = "sft"
     """How the round trains (``train.method``); GRPO with ``train.grpo``'s defaults."""
@@ -105,7 +108,7 @@ class Config:
     """Validations without a lower loss before SFT stops (``train.early_stopping``); 0: none."""
     fresh_prompts: int = 0
     """Fresh engine stories per round for GRPO, beside the admitted (``flywheel.fresh_prompts``)."""
-    curriculum: str = "none"
+    curriculum: Literal["none", "orders"] = "none"
     """SFT's order within an epoch (``train.curriculum``): ``orders`` teaches world questions,
     then first-order beliefs, then second-order ones."""
     fused_optimizer: bool = False
@@ -133,6 +136,8 @@ CONFIGURATIONS: dict[str, Config] = {
     "curriculum-orders": Config(curriculum="orders"),
     "rationale-gen256": Config(rationale=True, generation_max_tokens=256),
     "hitom-seeds": Config(hitom_seed_items=100, max_length=2048),
+    # Hi-ToM failures answered by one-chapter stories, inside the default length limit.
+    "hitom-seeds-short": Config(hitom_seed_items=100, hitom_chapters=1),
     "grpo": Config(method="grpo"),
     "sft-grpo": Config(method="sft-grpo"),
     "sft-grpo-kl": Config(method="sft-grpo", grpo_beta=0.04),
@@ -311,6 +316,9 @@ def settings_yaml(
         feedback={
             "budget": config.budget,
             "answer_profile": config.answer_profile,
+            "generator_params": {"hitom": {"chapters": [config.hitom_chapters]}}
+            if config.hitom_chapters
+            else {},
             "max_controls_per_target": config.max_controls_per_target,
             "seed": 100 * seed,  # each round adds one (flywheel.reseed)
         },

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from tomflywheel.config import EvalSettings, FeedbackSettings
 from tomflywheel.datasets import task_for_sample
+from tomflywheel.errors import ConfigError
 from tomflywheel.feedback import (
     build_plan,
     export_chat_jsonl,
@@ -241,3 +244,25 @@ def test_the_benchmarks_convention_is_a_plan_choice_recorded_and_verified():
         != s.answer.correct_answers[0]
     ]
     assert differing and all(s.meta["question_type"].startswith("second_order") for s in differing)
+
+
+def test_configured_generator_params_shape_every_story_the_plan_asks_for():
+    settings = FeedbackSettings(
+        budget=40, min_per_weakness=4, generator_params={"hitom": {"chapters": [1]}}
+    )
+    plan = build_plan(_diagnoses(), TASKS, settings)
+    hitom = [item for item in plan.items if item.generator == "hitom"]
+    assert hitom and all(item.params["chapters"] == [1] for item in hitom)
+    assert all("chapters" not in item.params for item in plan.items if item.generator != "hitom")
+    assert all("with the configured ['chapters']" in item.why for item in hitom)
+    samples = [s for s in synthesize(plan) if s.meta["lineage"]["generator"] == "hitom"]
+    assert samples and {s.meta["story_length"] for s in samples} == {1}
+
+
+def test_unknown_generator_params_are_refused_by_name():
+    for overrides, message in [
+        ({"hitomm": {}}, "no generator 'hitomm'"),
+        ({"hitom": {"chapter": [1]}}, "feedback.generator_params.hitom.chapter"),
+    ]:
+        with pytest.raises(ConfigError, match=message):
+            build_plan(_diagnoses(), TASKS, FeedbackSettings(generator_params=overrides))

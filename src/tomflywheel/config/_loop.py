@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -54,6 +54,10 @@ class FeedbackSettings(Strict):
     """Answer rules of synthesized stories: the engine's ``principled`` default, or the
     ``benchmark``'s own labelling convention where a generator imitating it has one (ToMi's
     second-order no-ToM items differ). Recorded in each plan item's parameters."""
+    generator_params: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    """Parameters a generator gets whenever the plan calls it, over the plan's own, by
+    generator name: ``{hitom: {chapters: [1]}}`` keeps Hi-ToM-style stories to one chapter
+    (about 500 tokens: they fit a 640-token training limit, where three chapters do not)."""
     rationale: bool = True
     """Attach a step-by-step rationale derived from the trace to each symbolic sample."""
     seed: int = 0

@@ -24,14 +24,16 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from tomflywheel._io import validation_error_field
 from tomflywheel._rng import stable_seed
 from tomflywheel.config import FeedbackSettings
+from tomflywheel.errors import ConfigError
 from tomflywheel.feedback._profile import diagnoser_calibration
 from tomflywheel.feedback._roles import Role, diagnosis_role
 from tomflywheel.schema import Diagnosis, ErrorCategory
-from tomflywheel.world import generator_for
+from tomflywheel.world import GENERATORS, generator_for
 
 
 class PlanItem(BaseModel):
@@ -122,6 +124,23 @@ def _role_budgets(
     return {"target": budget - control, "control": control}
 
 
+def check_generator_params(overrides: Mapping[str, Mapping[str, Any]]) -> None:
+    """Refuse ``feedback.generator_params`` naming an unknown generator or parameter.
+
+    Raises:
+        ConfigError: Which generator or parameter, and why.
+    """
+    for name, params in overrides.items():
+        if name not in GENERATORS.names():
+            known = ", ".join(GENERATORS.names())
+            raise ConfigError(f"feedback.generator_params: no generator {name!r} (known: {known})")
+        try:
+            GENERATORS.get(name).params.model_validate(params)
+        except ValidationError as err:
+            field, reason = validation_error_field(err)
+            raise ConfigError(f"feedback.generator_params.{name}.{field}: {reason}") from err
+
+
 def build_plan(
     diagnoses: Sequence[Diagnosis],
     tasks: Mapping[str, str],
@@ -142,7 +161,11 @@ def build_plan(
         case_ids: Readable bad-case ids for lineage, by (dataset, sample id, trial).
         roles: Target or control per bad case (by the engine's reading of its story); cases
             missing here get the role their question type and error imply.
+
+    Raises:
+        ConfigError: ``settings.generator_params`` names an unknown generator or parameter.
     """
+    check_generator_params(settings.generator_params)
     cells: dict[tuple[str, str, str, str, Role], list[Diagnosis]] = defaultdict(list)
     left_out = uncalibrated = 0
     from_llm = [d for d in diagnoses if d.method == "llm" and d.category is not None]
@@ -200,6 +223,9 @@ def build_plan(
             params = {k: v for k, v in params.items() if k not in generator.family}
             why += ", every story with its complete question family"
         params = {**params, "controls": settings.controls, "diversity": settings.diversity}
+        if generator.name in settings.generator_params:
+            params |= settings.generator_params[generator.name]
+            why += f", with the configured {sorted(settings.generator_params[generator.name])}"
         imitated = any(task.startswith(prefix) for prefix in generator.serves)
         if settings.answer_profile == "benchmark" and generator.benchmark_profile and imitated:
             params["profile"] = generator.benchmark_profile
