@@ -5,9 +5,10 @@ side and the reference side alternating over ``--repeat`` rounds; wall time and 
 (the largest resident set of the job's processes) per side:
 
 (a) generate ``--n`` stories with all 12 question types: ``tomflywheel datasets generate tgtom``
-    against the reference's ``gen_v10.py`` followed by its four question scripts
+    (its default, one worker process per core; and ``--workers 1``, one process, as a second
+    row) against the reference's ``gen_v10.py`` followed by its four question scripts
     (``higher_order_beliefs_v10.py``, ``counterfactual_beliefs_v10.py``,
-    ``causal_beliefs_v10.py``, ``common_knowledge_v10.py``);
+    ``causal_beliefs_v10.py``, ``common_knowledge_v10.py``), which run in one process each;
 (b) check them with two independent verifiers: this file's ``--check`` (every question re-derived
     by the forward tracker and by the temporal belief graph from the samples' traces, compared
     with the gold) against the reference's ``verify_v10.py`` and ``verify_graph_v10.py``.
@@ -110,9 +111,10 @@ def reference_job(code: Path, scripts: tuple[str, ...]) -> Run:
     return run
 
 
-def ours_generate(out: Path, n: int, seed: int) -> Run:
+def ours_generate(out: Path, n: int, seed: int, workers: int) -> Run:
     command = [sys.executable, "-m", "tomflywheel", "datasets", "generate", "tgtom"]
-    return run_process([*command, "--n", str(n), "--seed", str(seed), "-o", str(out)], out.parent)
+    options = ["--n", str(n), "--seed", str(seed), "--workers", str(workers), "-o", str(out)]
+    return run_process([*command, *options], out.parent)
 
 
 def ours_check(path: Path) -> Run:
@@ -163,16 +165,20 @@ def main() -> None:
         return
 
     load = os.getloadavg()  # before the runs: a busy machine slows both sides, not equally
-    totals = {key: Run() for key in ("gen ours", "gen ref", "check ours", "check ref")}
+    keys = ("gen ours", "gen ours-1", "gen ref", "check ours", "check ref")
+    totals = {key: Run() for key in keys}
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         code = prepare_reference(args.reference, work / "ref", args.n) if args.reference else None
-        ours = work / "tgtom.jsonl"
+        ours, ours_one = work / "tgtom.jsonl", work / "tgtom-1.jsonl"
         for round_ in range(args.repeat):
             sides = ["ours", "ref"] if round_ % 2 == 0 else ["ref", "ours"]
             for side in sides:
                 if side == "ours":
-                    totals["gen ours"].add(ours_generate(ours, args.n, args.seed))
+                    totals["gen ours"].add(ours_generate(ours, args.n, args.seed, 0))
+                    totals["gen ours-1"].add(ours_generate(ours_one, args.n, args.seed, 1))
+                    if ours.read_bytes() != ours_one.read_bytes():
+                        raise SystemExit("one worker and several wrote different bytes")
                     totals["check ours"].add(ours_check(ours))
                 elif code is not None:
                     totals["gen ref"].add(reference_job(code, GENERATE_SCRIPTS))
@@ -182,13 +188,19 @@ def main() -> None:
     with recorded(args.out, title):
         print(f"load average before the runs (1, 5, 15 min): {load[0]:.2f}, {load[1]:.2f}, "
               f"{load[2]:.2f} on {os.cpu_count()} CPUs")  # fmt: skip
-        print(f"{args.n} stories, {args.repeat} alternated rounds per side, mean wall per round")
+        print(f"{args.n} stories, {args.repeat} alternated rounds per side, mean wall per round; "
+              f"ours: {len(os.sched_getaffinity(0))} worker processes, ours-1: one")  # fmt: skip
         for job in ("gen", "check"):
             print(_row(job, "ours", totals[f"{job} ours"], args.repeat, args.n))
+            if job == "gen":
+                print(_row(job, "ours-1", totals["gen ours-1"], args.repeat, args.n))
             if code is not None:
                 print(_row(job, "reference", totals[f"{job} ref"], args.repeat, args.n))
                 ratio = totals[f"{job} ref"].wall_s / totals[f"{job} ours"].wall_s
                 print(f"{job:9s} ours is {ratio:.2f}x the reference's speed (wall time ratio)")
+                if job == "gen":
+                    one = totals["gen ref"].wall_s / totals["gen ours-1"].wall_s
+                    print(f"{job:9s} ours-1 is {one:.2f}x the reference's speed (one process)")
         if code is None:
             print("no --reference: the reference scripts were NOT run and no ratio is measured")
 

@@ -9,6 +9,7 @@ from tomflywheel._io import (
     JsonlAppender,
     atomic_write_json,
     is_whole_line,
+    iter_jsonl,
     load_yaml,
     read_jsonl,
     repair_partial_tail,
@@ -56,6 +57,32 @@ def test_invalid_json_is_reported_with_its_line(tmp_path):
     path = tmp_path / "bad.jsonl"
     path.write_text(_sample(0).model_dump_json() + "\n{not json\n", encoding="utf-8")
     with pytest.raises(DataError, match=r"bad\.jsonl:2: invalid JSON"):
+        list(read_jsonl(path))
+
+
+@pytest.mark.parametrize(
+    ("line", "value"),
+    [
+        (b'{"x": NaN}', "nan"),  # the standard parser's extension, which orjson refuses
+        (b'{"x": "\\ud800"}', "\ud800"),  # a lone surrogate escape
+        (b'{"x": 123456789012345678901234567890}', "123456789012345678901234567890"),
+        (b'{"x": "\xc3\xa9t\xc3\xa9", "x": 2}', "2"),  # a repeated key: the last one
+    ],
+)
+def test_lines_the_fast_parser_refuses_read_as_the_standard_parser_reads_them(
+    tmp_path, line, value
+):
+    path = tmp_path / "edge.jsonl"
+    path.write_bytes(line + b"\n\n" + line + b"\n")
+    objects = [obj for _, obj in iter_jsonl(path)]
+    assert len(objects) == 2 and [str(obj["x"]) for obj in objects] == [value, value]
+    assert objects[0] == {"x": json.loads(line)["x"]} or value == "nan"
+
+
+def test_invalid_utf8_is_reported_with_its_line_after_the_fast_path(tmp_path):
+    path = tmp_path / "bytes.jsonl"
+    path.write_bytes(b'{"a": 1}\n{"a": "\xff"}\n')
+    with pytest.raises(DataError, match=r"bytes\.jsonl:2: .*UTF-8"):
         list(read_jsonl(path))
 
 

@@ -15,12 +15,14 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO, TypeVar, overload
 
+import msgspec
 import yaml
 from pydantic import BaseModel, ValidationError
 
 from tomflywheel.errors import DataError, PathError
 
 M = TypeVar("M", bound=BaseModel)
+_decode_json = msgspec.json.Decoder().decode
 
 
 def to_json_line(record: BaseModel | dict[str, Any]) -> str:
@@ -189,6 +191,20 @@ def is_whole_line(raw: bytes) -> bool:
     return True
 
 
+def _fast_object(raw: bytes) -> dict[str, Any] | None:
+    """The line's JSON object by msgspec (about twice the standard parser); None otherwise.
+
+    msgspec reads what the standard parser reads, integers of any size included; whatever it
+    refuses or that is not an object (invalid UTF-8 or JSON, NaN, a lone surrogate, a blank
+    line) goes to the standard parser, which accepts what it always did and names the error.
+    """
+    try:
+        obj = _decode_json(raw)
+    except ValueError:  # msgspec.DecodeError is one, and so is a bad byte's UnicodeDecodeError
+        return None
+    return obj if isinstance(obj, dict) else None
+
+
 def iter_jsonl(
     path: Path, *, tolerate_partial_tail: bool = False
 ) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -210,6 +226,11 @@ def iter_jsonl(
         for number, raw in enumerate(handle, start=1):
             if tolerate_partial_tail and not raw.endswith(b"\n") and not is_whole_line(raw):
                 return
+            obj = _fast_object(raw)
+            if obj is not None:
+                offset += len(raw)
+                yield number, obj
+                continue
             try:
                 line = raw.decode("utf-8")
             except UnicodeDecodeError as err:
@@ -357,15 +378,20 @@ def _umask() -> int:
     return mask
 
 
-def atomic_write_text(path: Path, text: str) -> None:
-    """Replace ``path`` with ``text`` atomically (temp file, fsync, ``os.replace``)."""
+def atomic_write_chunks(path: Path, chunks: Iterable[bytes]) -> None:
+    """Replace ``path`` with the concatenated ``chunks`` atomically, writing them as they come.
+
+    A temp file beside ``path`` takes each chunk when it is produced (memory holds one chunk,
+    not the file), is fsynced and renamed over ``path``; a failure leaves ``path`` untouched.
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
         os.fchmod(fd, 0o666 & ~_umask())  # mkstemp makes 0600; give what open() would
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
+        with os.fdopen(fd, "wb") as handle:
+            for chunk in chunks:
+                handle.write(chunk)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)
@@ -374,16 +400,37 @@ def atomic_write_text(path: Path, text: str) -> None:
         raise
 
 
+def atomic_write_text(path: Path, text: str) -> None:
+    """Replace ``path`` with ``text`` atomically (temp file, fsync, ``os.replace``)."""
+    atomic_write_chunks(path, [text.encode("utf-8")])
+
+
 def atomic_write_json(path: Path, obj: Any) -> None:
     """Write ``obj`` as indented JSON, atomically."""
     atomic_write_text(path, json.dumps(obj, ensure_ascii=False, indent=2) + "\n")
 
 
+def jsonl_bytes(records: Iterable[BaseModel | dict[str, Any]]) -> tuple[bytes, int]:
+    """The records as JSONL bytes (one line each, newline-terminated), and how many."""
+    lines = [to_json_line(record) for record in records]
+    return "".join(line + "\n" for line in lines).encode("utf-8"), len(lines)
+
+
 def write_jsonl_atomic(path: Path, records: Iterable[BaseModel | dict[str, Any]]) -> int:
-    """Write a whole JSONL file at once, atomically: all records or nothing; returns the count."""
-    lines = [to_json_line(record) + "\n" for record in records]
-    atomic_write_text(path, "".join(lines))
-    return len(lines)
+    """Write a whole JSONL file atomically, all records or nothing; returns the count.
+
+    Records are serialized and written as they come, so a long stream is never held whole.
+    """
+    count = 0
+
+    def lines() -> Iterator[bytes]:
+        nonlocal count
+        for record in records:
+            count += 1
+            yield (to_json_line(record) + "\n").encode("utf-8")
+
+    atomic_write_chunks(path, lines())
+    return count
 
 
 class OrderedAppender:

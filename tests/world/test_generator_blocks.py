@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 import pytest
 
 from tomflywheel._io import to_json_line
-from tomflywheel.world import GENERATORS
+from tomflywheel.errors import ConfigError
+from tomflywheel.world import GENERATORS, write_generated
+from tomflywheel.world.generators._write import story_blocks
 
 
 @pytest.mark.parametrize("name", GENERATORS.names())
@@ -18,3 +22,30 @@ def test_blocks_of_stories_equal_one_run(name: str):
         for s in generator(seed=7, n=n, start=start, controls=True)
     ]
     assert whole and blocks == whole
+
+
+@pytest.mark.parametrize("name", GENERATORS.names())
+def test_a_file_written_by_worker_processes_has_the_bytes_of_one_process(tmp_path, name: str):
+    one, many = tmp_path / "one.jsonl", tmp_path / "many.jsonl"
+    params = {"seed": 3, "n": 7, "start": 2, "controls": True}
+    count = write_generated(name, one, workers=1, **params)
+    assert write_generated(name, many, workers=2, block=2, **params) == count > 0
+    assert many.read_bytes() == one.read_bytes()
+    assert len(one.read_bytes().splitlines()) == count
+
+
+def test_story_blocks_cover_the_range_once_in_order():
+    blocks = story_blocks(5, 100, workers=2)
+    assert blocks[0][0] == 5 and sum(n for _, n in blocks) == 100
+    assert all(a + n == b for (a, n), (b, _) in pairwise(blocks))
+    assert [n for _, n in blocks[:-1]] == [16] * 6  # 100 / (2 workers x 4) is under the 16 floor
+    assert story_blocks(0, 1000, workers=2)[0] == (0, 125)  # about four blocks per worker
+    assert story_blocks(0, 10, workers=4) == [(0, 10)]  # too few stories to split
+
+
+def test_bad_parameters_are_refused_before_the_file_is_touched(tmp_path):
+    out = tmp_path / "kept.jsonl"
+    out.write_text("earlier\n")
+    with pytest.raises(ConfigError, match="tgtom generator: n"):
+        write_generated("tgtom", out, workers=2, n=-1)
+    assert out.read_text() == "earlier\n"

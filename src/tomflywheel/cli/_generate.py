@@ -65,6 +65,14 @@ def generate_command(
             "(e.g. '{\"orders\": [1, 2]}' for tomi)."
         ),
     ] = None,
+    workers: Annotated[
+        int,
+        typer.Option(
+            min=0,
+            help="Worker processes generating blocks of stories (0: one per CPU core). "
+            "The file has the same bytes with any number.",
+        ),
+    ] = 0,
 ) -> None:
     """Generate synthetic ToM samples with the world engine and write them as JSONL."""
     # The world engine loads when a command runs, not at start-up (issue 29).
@@ -74,6 +82,7 @@ def generate_command(
     count = write_generated(
         GENERATORS.get(kind).name,
         out_path,
+        workers=workers,
         **{**extra, "n": n, "seed": seed, "diversity": diversity, "controls": controls},
     )
     out.print(f"[bold]{count}[/bold] samples written to [bold]{escape(str(out_path))}[/bold]")

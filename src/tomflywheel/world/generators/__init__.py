@@ -21,12 +21,12 @@ from tomflywheel.world.generators._registry import (
     GeneratorParams,
     generate,
     generator_for,
-    write_generated,
 )
 from tomflywheel.world.generators._tgtom import TgtomParams
 from tomflywheel.world.generators._tgtom_questions import TGTOM_QUESTION_TYPES, tgtom_questions
 from tomflywheel.world.generators._tgtom_story import tgtom_story
 from tomflywheel.world.generators._tomi import TomiParams
+from tomflywheel.world.generators._write import write_generated
 
 __all__ = [
     "GENERATORS",

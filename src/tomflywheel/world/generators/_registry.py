@@ -15,12 +15,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from tomflywheel._io import validation_error_field, write_jsonl_atomic
+from tomflywheel._io import validation_error_field
 from tomflywheel._registry import Registry
 from tomflywheel.errors import ConfigError
 from tomflywheel.schema import ErrorCategory, Sample
@@ -157,8 +156,3 @@ def generate(kind: str, **params: Any) -> Iterator[Sample]:
         ConfigError: Unknown generator, or bad parameters.
     """
     return GENERATORS.get(kind)(**params)
-
-
-def write_generated(kind: str, out: Path, **params: Any) -> int:
-    """Generate samples and write them as JSONL to ``out`` (atomically); return the count."""
-    return write_jsonl_atomic(Path(out), generate(kind, **params))
