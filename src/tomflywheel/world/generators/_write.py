@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+from collections import deque
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -80,10 +82,18 @@ def write_generated(
         base = checked.model_dump()
         # fork: workers inherit the loaded engine instead of importing it again (~1 s each).
         context = multiprocessing.get_context("fork")
-        with ProcessPoolExecutor(min(workers, len(blocks)), mp_context=context) as pool:
-            jobs = [pool.submit(_block_bytes, kind, base, first, n) for first, n in blocks]
-            for job in jobs:
-                data, samples = job.result()
+        pool_size = min(workers, len(blocks))
+        with ProcessPoolExecutor(pool_size, mp_context=context) as pool:
+            # A window of blocks in flight: the finished ones wait here in order, not all at once.
+            pending = iter(blocks)
+            window = deque(
+                pool.submit(_block_bytes, kind, base, first, n)
+                for first, n in islice(pending, 2 * pool_size)
+            )
+            while window:
+                data, samples = window.popleft().result()
+                for first, n in islice(pending, 1):
+                    window.append(pool.submit(_block_bytes, kind, base, first, n))
                 count += samples
                 yield data
 
