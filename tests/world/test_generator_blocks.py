@@ -49,3 +49,11 @@ def test_bad_parameters_are_refused_before_the_file_is_touched(tmp_path):
     with pytest.raises(ConfigError, match="tgtom generator: n"):
         write_generated("tgtom", out, workers=2, n=-1)
     assert out.read_text() == "earlier\n"
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_progress_counts_stories_block_by_block_up_to_all(tmp_path, workers: int):
+    seen: list[tuple[int, int]] = []
+    path = tmp_path / "out.jsonl"
+    write_generated("tomi", path, workers=workers, block=3, progress=lambda *d: seen.append(d), n=7)
+    assert seen == [(0, 7), (3, 7), (6, 7), (7, 7)]

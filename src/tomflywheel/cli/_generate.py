@@ -12,7 +12,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from tomflywheel._io import read_text
-from tomflywheel.cli._common import names_in_help, out
+from tomflywheel.cli._common import names_in_help, out, progress
 from tomflywheel.errors import UserInputError
 from tomflywheel.schema import read_samples
 
@@ -79,12 +79,15 @@ def generate_command(
     from tomflywheel.world import GENERATORS, write_generated
 
     extra = _params(params)
-    count = write_generated(
-        GENERATORS.get(kind).name,
-        out_path,
-        workers=workers,
-        **{**extra, "n": n, "seed": seed, "diversity": diversity, "controls": controls},
-    )
+    name = GENERATORS.get(kind).name
+    with progress(f"generate {name} stories") as update:
+        count = write_generated(
+            name,
+            out_path,
+            workers=workers,
+            progress=update,
+            **{**extra, "n": n, "seed": seed, "diversity": diversity, "controls": controls},
+        )
     out.print(f"[bold]{count}[/bold] samples written to [bold]{escape(str(out_path))}[/bold]")
 
 

@@ -22,14 +22,18 @@ from pydantic import ValidationError
 from tomflywheel._io import (
     atomic_write_chunks,
     jsonl_bytes,
+    to_json_line,
     validation_error_field,
-    write_jsonl_atomic,
 )
 from tomflywheel.errors import ConfigError
+from tomflywheel.progress import Update
 from tomflywheel.world.generators._registry import GENERATORS
 
 MIN_BLOCK = 16
 """Fewest stories a worker is handed: below that, starting the worker costs more than it saves."""
+MAX_BLOCK = 250
+"""Most stories in one block: a block is held whole (about 20 MB of tgtom samples), and the
+progress display moves once per block."""
 
 
 def available_cpus() -> int:
@@ -41,7 +45,7 @@ def story_blocks(
     start: int, n: int, workers: int, block: int | None = None
 ) -> list[tuple[int, int]]:
     """``(start, n)`` of each block: about four per worker, so one slow block idles no other."""
-    size = block or max(MIN_BLOCK, -(-n // (workers * 4)))
+    size = block or min(MAX_BLOCK, max(MIN_BLOCK, -(-n // (workers * 4))))
     return [(first, min(size, start + n - first)) for first in range(start, start + n, size)]
 
 
@@ -51,7 +55,13 @@ def _block_bytes(kind: str, params: dict[str, Any], start: int, n: int) -> tuple
 
 
 def write_generated(
-    kind: str, out: Path, *, workers: int = 1, block: int | None = None, **params: Any
+    kind: str,
+    out: Path,
+    *,
+    workers: int = 1,
+    block: int | None = None,
+    progress: Update | None = None,
+    **params: Any,
 ) -> int:
     """Generate samples and write them as JSONL to ``out`` (atomically); return the count.
 
@@ -59,7 +69,8 @@ def write_generated(
         kind: The generator's name.
         out: The file to write (replaced whole, or left as it was on failure).
         workers: Worker processes (0: one per available core); 1 generates in this process.
-        block: Stories per worker task (default: about four tasks per worker, at least 16).
+        block: Stories per worker task (default: about four tasks per worker, 16 to 250).
+        progress: Called with (stories written, stories) after each block.
         **params: The generator's parameters.
 
     Raises:
@@ -73,13 +84,26 @@ def write_generated(
         raise ConfigError(f"{generator.name} generator: {field}: {reason}") from err
     workers = workers or available_cpus()
     blocks = story_blocks(checked.start, checked.n, workers, block)
-    if workers == 1 or len(blocks) < 2 or "fork" not in multiprocessing.get_all_start_methods():
-        return write_jsonl_atomic(Path(out), generator(checked))
-    count = 0
+    base = checked.model_dump()
+    update = progress or (lambda done, total: None)
+    count = stories = 0
 
-    def chunks() -> Iterator[bytes]:
-        nonlocal count
-        base = checked.model_dump()
+    def written(data: bytes, samples: int, n: int) -> bytes:
+        """Count what ``data`` holds: ``samples`` samples, finishing ``n`` stories."""
+        nonlocal count, stories
+        count += samples
+        if n:
+            stories += n
+            update(stories, checked.n)
+        return data
+
+    def serial() -> Iterator[bytes]:  # line by line: memory holds one sample, not a block
+        for first, n in blocks:
+            for sample in generator(base, start=first, n=n):
+                yield written((to_json_line(sample) + "\n").encode("utf-8"), 1, 0)
+            written(b"", 0, n)
+
+    def parallel() -> Iterator[bytes]:
         # fork: workers inherit the loaded engine instead of importing it again (~1 s each).
         context = multiprocessing.get_context("fork")
         pool_size = min(workers, len(blocks))
@@ -90,12 +114,17 @@ def write_generated(
                 pool.submit(_block_bytes, kind, base, first, n)
                 for first, n in islice(pending, 2 * pool_size)
             )
+            sizes = iter(n for _, n in blocks)
             while window:
                 data, samples = window.popleft().result()
                 for first, n in islice(pending, 1):
                     window.append(pool.submit(_block_bytes, kind, base, first, n))
-                count += samples
-                yield data
+                yield written(data, samples, next(sizes))
 
-    atomic_write_chunks(Path(out), chunks())
+    forkable = "fork" in multiprocessing.get_all_start_methods()
+    update(0, checked.n)
+    if workers == 1 or len(blocks) < 2 or not forkable:
+        atomic_write_chunks(Path(out), serial())
+    else:
+        atomic_write_chunks(Path(out), parallel())
     return count
