@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from contextlib import nullcontext
 from pathlib import Path
 from statistics import mean
 from typing import TYPE_CHECKING, Annotated, Any
@@ -26,6 +27,9 @@ def _generators() -> str:
 
     return f"Generators: {', '.join(GENERATORS.names())}."
 
+
+BAR_FROM_STORIES = 500
+"""Runs of this many stories or more draw a progress bar (about a second of generation)."""
 
 GenerateCommand = names_in_help(_generators)
 """``datasets generate`` lists the generators in its help, importing them only then."""
@@ -80,7 +84,9 @@ def generate_command(
 
     extra = _params(params)
     name = GENERATORS.get(kind).name
-    with progress(f"generate {name} stories") as update:
+    # A bar where the run is long enough to watch: its import (~50 ms) would slow a short start-up.
+    bar = progress(f"generate {name} stories") if n >= BAR_FROM_STORIES else nullcontext(None)
+    with bar as update:
         count = write_generated(
             name,
             out_path,
