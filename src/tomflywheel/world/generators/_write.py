@@ -11,7 +11,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from itertools import islice
 from pathlib import Path
@@ -26,7 +26,6 @@ from tomflywheel._io import (
     validation_error_field,
 )
 from tomflywheel.errors import ConfigError
-from tomflywheel.progress import Update
 from tomflywheel.world.generators._registry import GENERATORS
 
 MIN_BLOCK = 16
@@ -60,7 +59,7 @@ def write_generated(
     *,
     workers: int = 1,
     block: int | None = None,
-    progress: Update | None = None,
+    progress: Callable[[int, int], None] | None = None,
     **params: Any,
 ) -> int:
     """Generate samples and write them as JSONL to ``out`` (atomically); return the count.
