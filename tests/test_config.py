@@ -139,3 +139,35 @@ def test_judge_api_key_env_names_another_variable(monkeypatch):
     settings = parse_settings("judge:\n  llm:\n    model: j\n    api_key_env: MY_JUDGE_KEY\n")
     assert settings.judge.llm is not None and settings.judge.llm.api_key is not None
     assert settings.judge.llm.api_key.get_secret_value() == "sk-other"
+
+
+def test_default_config_is_the_packaged_one():
+    from tomflywheel.config import BUILTIN_CONFIG
+
+    assert (ROOT / "configs" / "default.yaml").resolve() == BUILTIN_CONFIG.resolve()
+
+
+def test_a_folder_without_configs_reads_the_built_in_defaults(tmp_path, monkeypatch, capsys):
+    from tomflywheel.cli._common import load
+
+    monkeypatch.chdir(tmp_path)
+    settings = load(None)
+    assert settings == load_settings(ROOT / "configs" / "default.yaml")
+    assert "built-in defaults" in capsys.readouterr().err
+
+
+def test_a_config_named_explicitly_must_exist(tmp_path, monkeypatch):
+    from tomflywheel.cli._common import load
+
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ConfigError, match=r"other\.yaml: cannot read config"):
+        load(Path("other.yaml"))
+
+
+def test_a_default_config_in_the_working_folder_wins(tmp_path, monkeypatch):
+    from tomflywheel.cli._common import load
+
+    (tmp_path / "configs").mkdir()
+    (tmp_path / "configs" / "default.yaml").write_text("server: external\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    assert load(None).server == "external"

@@ -69,11 +69,19 @@ ExecutorOption = Annotated[
 
 
 def load(config: Path | None, executor: ExecutorChoice | None = None) -> Settings:
-    """Load the config file (the default one when none is given); ``--executor`` overrides."""
-    # pydantic's config models load here, when a command runs, not for ``--help``.
-    from tomflywheel.config import DEFAULT_CONFIG, load_settings
+    """Load the config file (the default one when none is given); ``--executor`` overrides.
 
-    settings = load_settings(config or DEFAULT_CONFIG)
+    The default path is relative to the working folder; where it is absent the package's own
+    copy is read, and a status line says so. A path given explicitly must exist.
+    """
+    # pydantic's config models load here, when a command runs, not for ``--help``.
+    from tomflywheel.config import BUILTIN_CONFIG, DEFAULT_CONFIG, load_settings
+
+    path = config or DEFAULT_CONFIG
+    if path == DEFAULT_CONFIG and not path.exists():
+        status(f"no {DEFAULT_CONFIG} in {Path.cwd()}: using the built-in defaults")
+        path = BUILTIN_CONFIG
+    settings = load_settings(path)
     if executor is not None:
         settings = settings.model_copy(update={"executor": executor.value})
     return settings

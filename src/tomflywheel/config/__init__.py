@@ -5,6 +5,7 @@ the filter, and the file as a whole.
 """
 
 from tomflywheel.config._base import (
+    BUILTIN_CONFIG,
     DEFAULT_CONFIG,
     ENV_API_KEY,
     ENV_BASE_URL,
@@ -61,6 +62,7 @@ from tomflywheel.config._train import (
 )
 
 __all__ = [
+    "BUILTIN_CONFIG",
     "DEFAULT_CONFIG",
     "DEFAULT_FULL_LR",
     "DEFAULT_LORA_LR",

@@ -14,6 +14,11 @@ ENV_MODEL = "TOMFLYWHEEL_MODEL"
 ENV_CACHE_DIR = "TOMFLYWHEEL_CACHE_DIR"
 
 DEFAULT_CONFIG = Path("configs/default.yaml")
+"""The config a command reads when given none, relative to the working folder."""
+
+BUILTIN_CONFIG = Path(__file__).with_name("default.yaml")
+"""The same file as shipped in the package (``configs/default.yaml`` links to it): read when
+the working folder has no ``configs/default.yaml``, e.g. after ``pip install`` elsewhere."""
 
 
 def cache_root() -> Path:
