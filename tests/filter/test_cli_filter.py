@@ -26,7 +26,8 @@ def test_filter_no_llm_prints_the_table_and_writes_the_files(tmp_path):
     lines = result.output.splitlines()
     row = next(line for line in lines if "exact_duplicate" in line and "│" in line)
     assert [cell.strip() for cell in row.split("│")[1:5]] == ["exact_duplicate", "7", "1", "0"]
-    assert f"{len(rows)} candidates: 6 accepted (0 after repair), 2 rejected" in result.output
+    summary = f"{len(rows)} candidates: 6 accepted (0 after an LLM rewrite), 2 rejected"
+    assert summary in result.output
     assert f"admitted: {train / 'first.jsonl'}" in result.output
     admitted = (train / "first.jsonl").read_text().splitlines()
     assert [json.loads(line)["id"] for line in admitted] == [s.id for s in good]
@@ -71,11 +72,11 @@ def test_filter_counts_complements_apart_and_balancing_is_optional(tmp_path):
     assert complements
     accepted = len(admitted) - len(complements)
     assert (
-        f"60 candidates: {accepted} accepted (0 after repair), {60 - accepted} rejected; "
+        f"60 candidates: {accepted} accepted (0 after an LLM rewrite), {60 - accepted} rejected; "
         f"balancing added {len(complements)} complements"
     ) in result.output
     result = runner.invoke(app, [*base, "--no-balance", "--train-dir", str(tmp_path / "b")])
-    assert "60 candidates: 60 accepted (0 after repair), 0 rejected\n" in result.output
+    assert "60 candidates: 60 accepted (0 after an LLM rewrite), 0 rejected\n" in result.output
     # Not enforced, the audit is still reported: the skew is there for the curator to see.
     flagged = "tomi_synth · first_order: true_location"
     assert "shortcut audit of the admitted set: still flagged " in result.output

@@ -93,7 +93,7 @@ def print_filter_summary(summary: FilterSummary) -> None:
         out.print(escape(line))
     line = (
         f"{summary.candidates:,} candidates: {summary.accepted_inputs:,} accepted "
-        f"({summary.repaired:,} after repair), {summary.rejected:,} rejected"
+        f"({summary.repaired:,} after an LLM rewrite), {summary.rejected:,} rejected"
     )
     if summary.complements:
         line += f"; balancing added {summary.complements:,} complements"
