@@ -194,3 +194,22 @@ def test_chance_is_among_the_candidates_the_story_names():
     assert item_chance(audit_item(sample)) == pytest.approx(1 / 2)  # two named, not six
     unnamed = sample.model_copy(update={"story": "1 Ann and Bob talked."})
     assert item_chance(audit_item(unnamed)) == pytest.approx(1 / 6)  # none named: all options
+
+
+def test_a_tomi_story_under_any_name_gets_its_containers_as_candidates():
+    story = (
+        "Ann entered the den.\nBob entered the den.\nThe ball is in the red_box.\n"
+        "Bob exited the den.\nAnn moved the ball to the blue_crate."
+    )
+    sample = Sample(
+        id="mapped-1",
+        story=story,
+        question="Where will Bob look for the ball?",
+        answer=Answer(correct_answers=["red_box"]),
+        meta={"dataset": "my_tomi_copy"},  # imported by a mapping: no candidates, no grammar
+    )
+    item = audit_item(sample)
+    assert item.candidates == ("red_box", "blue_crate")
+    assert (item.asks, item.reality, item.false_belief) == ("belief", "blue_crate", True)
+    elsewhere = sample.model_copy(update={"answer": Answer(correct_answers=["the attic"])})
+    assert audit_item(elsewhere).candidates == ()  # the gold is no container: no closed set

@@ -102,5 +102,13 @@ def test_an_unparsable_choice_is_a_format_error(real):
 
 
 def test_a_story_the_engine_cannot_read_is_left_to_the_llm(real):
-    sample = real["tomi-test-000020"].model_copy(update={"meta": {"dataset": "bigtom"}})
+    original = real["tomi-test-000020"]
+    # A sentence no grammar reads: under any dataset name the engine cannot walk the story.
+    story = original.story + "\nA dragon swallowed the room whole."
+    sample = original.model_copy(update={"story": story, "meta": {"dataset": "bigtom"}})
     assert symbolic_diagnosis(bad_case(sample, "red_drawer")) is None
+
+
+def test_a_tomi_style_story_under_another_dataset_name_is_still_read(real):
+    sample = real["tomi-test-000020"].model_copy(update={"meta": {"dataset": "my_tomi_copy"}})
+    assert symbolic_diagnosis(bad_case(sample, "red_drawer")) is not None

@@ -50,7 +50,8 @@ class AuditItem:
     family: str
     """``<dataset> · <question family>``."""
     candidates: tuple[str, ...]
-    """The closed answer set: the options, else ``meta.candidates``; empty when unknown."""
+    """The closed answer set: the options, else ``meta.candidates``, else (an open location
+    question the engine reads) the story's containers; empty when unknown."""
     shown: tuple[str, ...] | None
     """Choice QA: the options in the order evaluation shows them (its seeded shuffle)."""
     golds: frozenset[str]
@@ -110,6 +111,8 @@ class _Facts:
     first_value: str | None = None
     asks: str | None = None
     engine_answer: str | None = None
+    containers: tuple[str, ...] = ()
+    """A location question's closed answer set: the story's containers."""
 
 
 def _world_facts(sample: Sample) -> _Facts:
@@ -132,14 +135,26 @@ def _world_facts(sample: Sample) -> _Facts:
         answerer.answer(QuestionSpec(kind, spec.subject, spec.attribute)) for kind in _WORLD_KINDS
     ]
     reality, first = (value if isinstance(value, str) else None for value in facts)
-    return _Facts(reality, first, spec.kind, engine_answer)
+    containers = story.containers() if spec.attribute == "location" else ()
+    return _Facts(reality, first, spec.kind, engine_answer, containers)
+
+
+def _engine_candidates(sample: Sample, facts: _Facts) -> tuple[str, ...]:
+    """The story's containers as an open location question's answer set.
+
+    As ToMi's importer lists them: only when they hold the gold and are at least two.
+    """
+    golds = {normalize(g) for g in sample.answer.correct_answers}
+    if len(facts.containers) < 2 or not golds & {normalize(c) for c in facts.containers}:
+        return ()
+    return facts.containers
 
 
 def audit_item(sample: Sample) -> AuditItem:
     """The audit's view of one sample."""
     facts = _world_facts(sample)
     shown = tuple(shuffle_options(sample).options) if sample.kind is not QAKind.OPEN else None
-    candidates = _candidates(sample)
+    candidates = _candidates(sample) or _engine_candidates(sample, facts)
     return AuditItem(
         sample=sample,
         family=f"{sample.meta.get('dataset') or 'custom'} · {question_family(sample)}",

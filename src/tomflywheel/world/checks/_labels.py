@@ -11,7 +11,7 @@ when none does, it is an error.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from itertools import groupby
 from typing import Literal
@@ -44,7 +44,6 @@ _EXPLAINS_ERRORS = frozenset({"hitom"})
 """Benchmarks whose cause function explains any gap from the story (ToMi's only names the
 convention behind one, so it would mislabel an error)."""
 _REPLAY_ERRORS = (KeyError, ValueError, IndexError, TypeError, AttributeError)
-_GRAMMARS = ("tomi", "hitom", "tgtom")
 _NON_WORD = re.compile(r"[\W_]+")
 _ARTICLES = frozenset({"a", "an", "the"})
 
@@ -235,17 +234,12 @@ def _read_text(sample: Sample, profile: str | None) -> LabelReading:
 
 def _spec_of(sample: Sample) -> tuple[Story, QuestionSpec] | str:
     """The story and spec of a sample, or why none could be read (the first grammar's error)."""
-    known = grammar_of(sample.meta)
-    grammars: Sequence[str] = (known,) if known else _GRAMMARS
-    first: str | None = None
-    for grammar in grammars:
-        try:
-            return sample_spec(sample, grammar)  # type: ignore[arg-type]
-        except DataError as err:
-            first = first or _reason(err)
-        except _REPLAY_ERRORS as err:
-            first = first or f"not a story the engine reads: {err}"
-    return first or "no grammar reads it"
+    try:
+        return sample_spec(sample)
+    except DataError as err:
+        return _reason(err)
+    except _REPLAY_ERRORS as err:
+        return f"not a story the engine reads: {err}"
 
 
 def _reason(error: DataError) -> str:

@@ -12,11 +12,14 @@ from tomflywheel.world.model import Move, QuestionSpec, Story
 from tomflywheel.world.samples._trace import read_trace
 from tomflywheel.world.verifiers import derive_answer
 
+GRAMMARS: tuple[Grammar, ...] = ("tomi", "hitom", "tgtom")
+"""The story grammars, in the order a sample of an unnamed dataset is tried with."""
+
 
 def grammar_of(meta: dict[str, Any]) -> Grammar | None:
     """The benchmark grammar a sample's ``meta.dataset`` names (``tomi``, ``hitom_synth``, ...)."""
     dataset = str(meta.get("dataset", "")).lower()
-    for grammar in ("tomi", "hitom", "tgtom"):
+    for grammar in GRAMMARS:
         if dataset.startswith(grammar):
             return grammar
     return None
@@ -27,11 +30,14 @@ def sample_spec(sample: Sample, grammar: Grammar | None = None) -> tuple[Story, 
 
     A sample with ``meta.trace`` (made by the engine) is read from its trace; otherwise its
     story and question texts are parsed with the grammar (default: from ``meta.dataset``).
+    When neither names one (a dataset imported by a mapping, say), each grammar is tried in
+    turn, so a ToMi-style story reads the same under any dataset name.
     tgtom's Q3 text leaves the asked move implicit: ``meta.target_occurrence`` gives it, or
     else the first of the actor's moves the chain witnessed is assumed.
 
     Raises:
-        DataError: No grammar is known, or a sentence or the question does not parse.
+        DataError: A sentence or the question does not parse (with no grammar named: the
+            first grammar's error).
     """
     meta = sample.meta
     if isinstance(meta.get("trace"), dict):
@@ -41,8 +47,19 @@ def sample_spec(sample: Sample, grammar: Grammar | None = None) -> tuple[Story, 
             raise DataError(sample.id, None, "meta.trace", str(err)) from err
         return story, spec
     grammar = grammar or grammar_of(meta)
-    if grammar is None:
-        raise DataError(sample.id, None, "meta.dataset", "no story grammar for this dataset")
+    if grammar is not None:
+        return _parsed(sample, grammar)
+    errors: list[DataError] = []
+    for name in GRAMMARS:
+        try:
+            return _parsed(sample, name)
+        except DataError as err:
+            errors.append(err)
+    raise errors[0]
+
+
+def _parsed(sample: Sample, grammar: Grammar) -> tuple[Story, QuestionSpec]:
+    meta = sample.meta
     story = parse_story(sample.story, grammar, source=sample.id)
     spec = parse_question(sample.question, grammar, story, source=sample.id)
     if spec.kind == "intent" and spec.edit is None:
