@@ -139,28 +139,28 @@ def _world_facts(sample: Sample) -> _Facts:
     return _Facts(reality, first, spec.kind, engine_answer, containers)
 
 
-def _engine_candidates(sample: Sample, facts: _Facts) -> tuple[str, ...]:
+def _engine_candidates(containers: tuple[str, ...], golds: frozenset[str]) -> tuple[str, ...]:
     """The story's containers as an open location question's answer set.
 
     As ToMi's importer lists them: only when they hold the gold and are at least two.
     """
-    golds = {normalize(g) for g in sample.answer.correct_answers}
-    if len(facts.containers) < 2 or not golds & {normalize(c) for c in facts.containers}:
+    if len(containers) < 2 or not golds & {normalize(c) for c in containers}:
         return ()
-    return facts.containers
+    return containers
 
 
 def audit_item(sample: Sample) -> AuditItem:
     """The audit's view of one sample."""
     facts = _world_facts(sample)
     shown = tuple(shuffle_options(sample).options) if sample.kind is not QAKind.OPEN else None
-    candidates = _candidates(sample) or _engine_candidates(sample, facts)
+    golds = frozenset(normalize(g) for g in sample.answer.correct_answers)
+    candidates = _candidates(sample) or _engine_candidates(facts.containers, golds)
     return AuditItem(
         sample=sample,
         family=f"{sample.meta.get('dataset') or 'custom'} · {question_family(sample)}",
         candidates=candidates,
         shown=shown,
-        golds=frozenset(normalize(g) for g in sample.answer.correct_answers),
+        golds=golds,
         reality=facts.reality,
         first_value=facts.first_value,
         asks=facts.asks,

@@ -72,7 +72,7 @@ def load(config: Path | None, executor: ExecutorChoice | None = None) -> Setting
     """Load the config file (the default one when none is given); ``--executor`` overrides.
 
     The default path is relative to the working folder; where it is absent the package's own
-    copy is read, and a status line says so. A path given explicitly must exist.
+    copy is read, and a status line says so. Any other path must exist.
     """
     # pydantic's config models load here, when a command runs, not for ``--help``.
     from tomflywheel.config import BUILTIN_CONFIG, DEFAULT_CONFIG, load_settings
