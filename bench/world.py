@@ -9,9 +9,10 @@ side and the reference side alternating over ``--repeat`` rounds; wall time and 
     row) against the reference's ``gen_v10.py`` followed by its four question scripts
     (``higher_order_beliefs_v10.py``, ``counterfactual_beliefs_v10.py``,
     ``causal_beliefs_v10.py``, ``common_knowledge_v10.py``), which run in one process each;
-(b) check them with two independent verifiers: this file's ``--check`` (every question re-derived
-    by the forward tracker and by the temporal belief graph from the samples' traces, compared
-    with the gold) against the reference's ``verify_v10.py`` and ``verify_graph_v10.py``.
+(b) check them with two independent verifiers: this file's ``--check``, ``world.verify_file``
+    (every question re-derived by the forward tracker and by the temporal belief graph from the
+    samples' traces, compared with the gold) against the reference's ``verify_v10.py`` and
+    ``verify_graph_v10.py``.
 
 The reference is not part of this repository: ``--reference DIR`` names a checkout of
 ``singularity4/TemporalGraph-ToM`` (the folder holding ``scripts/``). Its scripts read and write
@@ -37,12 +38,9 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass
-from itertools import groupby
 from pathlib import Path
 
-from provenance import recorded
-from tomflywheel._io import read_jsonl
-from tomflywheel.world import Answerer, QuestionSpec, Story, answer_text
+from tomflywheel.world import verify_file
 
 GENERATE_SCRIPTS = (
     "gen_v10.py",
@@ -126,18 +124,7 @@ def ours_check(path: Path) -> Run:
 
 def check(path: Path) -> int:
     """Re-derive every sample of a generated file with both verifiers; return the failures."""
-    failures = 0
-    records = read_jsonl(path)
-    for _, group in groupby(records, key=lambda r: r["meta"]["trace"]["story_index"]):
-        batch = list(group)
-        trace = batch[0]["meta"]["trace"]
-        story = Story.from_dict(trace["story"])
-        specs = [QuestionSpec.from_dict(r["meta"]["trace"]["question"]) for r in batch]
-        tracker, graph = Answerer(story, trace["profile"]).answer_both(specs)
-        for record, a, b in zip(batch, tracker, graph, strict=True):
-            if a != b or answer_text(a) not in record["answer"]["correct_answers"]:
-                failures += 1
-    return failures
+    return sum(not line.verification.ok for line in verify_file(path))
 
 
 def _row(job: str, side: str, run: Run, rounds: int, n: int) -> str:
@@ -185,6 +172,8 @@ def main() -> None:
                 elif code is not None:
                     totals["gen ref"].add(reference_job(code, GENERATE_SCRIPTS))
                     totals["check ref"].add(reference_job(code, CHECK_SCRIPTS))
+
+    from provenance import recorded  # git and the recorder: not in the --check child's time
 
     title = "world engine against the tgtom benchmark's public scripts, as whole processes"
     with recorded(args.out, title):

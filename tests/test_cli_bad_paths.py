@@ -118,6 +118,7 @@ PARAMS = [
     PathParam(("datasets", "generate", "tomi"), "--out", "out-file", lambda _: ["--n", "1"]),
     PathParam(("datasets", "generate", "tomi"), "--params", "in-file", lambda _: ["--n", "1"]),
     PathParam(("datasets", "stats"), None, "in-file"),
+    PathParam(("datasets", "verify"), None, "in-file"),
     PathParam(("datasets", "export"), None, "in-file", lambda r: ["--to", str(r / "out")]),
     PathParam(("datasets", "export"), "--to", "out-dir", lambda r: [_jsonl(r)]),
     PathParam(("datasets", "audit"), None, "in-file", lambda _: ["--no-probe"]),

@@ -1,4 +1,6 @@
-"""``tomflywheel world check`` and ``datasets generate`` / ``datasets stats``."""
+"""``tomflywheel world check`` and ``datasets generate`` / ``stats`` / ``verify``."""
+
+import json
 
 from typer.testing import CliRunner
 
@@ -67,3 +69,22 @@ def test_generate_takes_extra_parameters_as_json(tmp_path):
     )
     assert result.exit_code == 0, result.output
     assert len(out.read_text(encoding="utf-8").splitlines()) == 2  # memory and reality
+
+
+def test_datasets_verify_passes_a_generated_file_and_fails_a_broken_label(tmp_path):
+    path = tmp_path / "tgtom.jsonl"
+    runner.invoke(app, ["datasets", "generate", "tgtom", "--n", "2", "--out", str(path)])
+    lines = path.read_text(encoding="utf-8").splitlines()
+    result = runner.invoke(app, ["datasets", "verify", str(path), "--workers", "2"])
+    assert result.exit_code == 0, result.output
+    assert f"{len(lines)} of {len(lines)} samples verified by both verifiers; 0 failed" in (
+        " ".join(result.output.split())
+    )
+    broken = json.loads(lines[3])
+    broken["answer"]["correct_answers"] = ["red_herring"]
+    lines[3] = json.dumps(broken)
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    result = runner.invoke(app, ["datasets", "verify", str(path)])
+    assert result.exit_code == 1
+    assert f"line 4 {broken['id']}" in result.output and "red_herring" in result.output
+    assert "1 failed" in result.output

@@ -20,9 +20,9 @@ ENV_FETCH_BASE_URL = "TOMFLYWHEEL_FETCH_BASE_URL"
 holds the two equal)."""
 
 datasets_app = typer.Typer(
-    help="Import, generate and inspect evaluation datasets.",
+    help="Import, generate, verify and inspect evaluation datasets.",
     no_args_is_help=True,
-    # generate, stats and audit (``_lazy.DATASETS_COMMANDS``) import their modules when used.
+    # The commands of ``_lazy.DATASETS_COMMANDS`` import their modules when used.
     cls=DatasetsGroup,
 )
 

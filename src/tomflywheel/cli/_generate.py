@@ -1,4 +1,4 @@
-"""``tomflywheel datasets generate`` and ``datasets stats``: synthetic samples and their figures."""
+"""``datasets generate``, ``stats`` and ``verify``: synthetic samples, figures, re-derivation."""
 
 from __future__ import annotations
 
@@ -137,3 +137,40 @@ def stats_command(
     from tomflywheel.world import dataset_stats
 
     _render(dataset_stats(read_samples(path)))
+
+
+def verify_command(
+    path: Annotated[Path, typer.Argument(help="A JSONL file of traced samples (generated).")],
+    workers: Annotated[
+        int,
+        typer.Option(
+            min=0,
+            help="Worker processes, each verifying a stretch of the file (0: one per CPU core).",
+        ),
+    ] = 0,
+    show: Annotated[int, typer.Option(min=0, help="List at most this many failures.")] = 10,
+) -> None:
+    """Re-derive every sample's answer from its trace with both verifiers; exit 1 on a failure.
+
+    A sample passes when the forward tracker and the temporal belief graph agree and their
+    answer is among its correct answers. A sample without ``meta.trace`` fails.
+    """
+    # The world engine loads when a command runs, not at start-up (issue 29).
+    from tomflywheel.world import verify_file
+
+    failures: list[tuple[int, str, str]] = []
+    total = 0
+    for outcome in verify_file(path, workers=workers):
+        total += 1
+        if not outcome.verification.ok:
+            failures.append((outcome.line, outcome.id, outcome.verification.reason or ""))
+    for line, sample_id, reason in failures[:show]:
+        out.print(f"line {line} [bold]{escape(sample_id)}[/bold]: {escape(reason)}")
+    if len(failures) > show:
+        out.print(f"... and {len(failures) - show} more failures")
+    out.print(
+        f"[bold]{total - len(failures)}[/bold] of {total} samples verified by both verifiers; "
+        f"{len(failures)} failed ({escape(str(path))})"
+    )
+    if failures or not total:
+        raise typer.Exit(1)

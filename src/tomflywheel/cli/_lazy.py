@@ -74,7 +74,7 @@ COMMANDS: dict[str, LazyCommand] = {
     "datasets": LazyCommand(
         "tomflywheel.cli._datasets",
         "datasets_app",
-        "Import, generate and inspect evaluation datasets.",
+        "Import, generate, verify and inspect evaluation datasets.",
     ),
     "world": LazyCommand(
         "tomflywheel.cli._world",
@@ -95,6 +95,11 @@ DATASETS_COMMANDS: dict[str, LazyCommand] = {
         "tomflywheel.cli._generate",
         "stats_command",
         "Counts and distributions of a dataset (stories, events and targeted rates if traced).",
+    ),
+    "verify": LazyCommand(
+        "tomflywheel.cli._generate",
+        "verify_command",
+        "Re-derive every sample's answer from its trace with both verifiers; exit 1 on a failure.",
     ),
     "audit": LazyCommand(
         "tomflywheel.cli._audit",
@@ -151,6 +156,6 @@ class LazyGroup(TyperGroup):
 
 
 class DatasetsGroup(LazyGroup):
-    """The ``datasets`` group: ``generate``, ``stats`` and ``audit`` load when used."""
+    """The ``datasets`` group: ``generate``, ``stats``, ``verify`` and ``audit`` load when used."""
 
     lazy = DATASETS_COMMANDS

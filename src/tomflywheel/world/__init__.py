@@ -53,12 +53,14 @@ if TYPE_CHECKING:
     from tomflywheel.world.physics import PROFILES
     from tomflywheel.world.samples import (
         DatasetStats,
+        LineVerification,
         Reason,
         dataset_stats,
         explain_answers,
         rationale,
         read_trace,
         sample_spec,
+        verify_file,
     )
     from tomflywheel.world.verifiers import Answerer, derive_answer
 
@@ -80,12 +82,14 @@ __getattr__, __dir__ = attach(
         "physics": ("PROFILES",),
         "samples": (
             "DatasetStats",
+            "LineVerification",
             "Reason",
             "dataset_stats",
             "explain_answers",
             "rationale",
             "read_trace",
             "sample_spec",
+            "verify_file",
         ),
         "verifiers": ("Answerer", "derive_answer"),
     },
@@ -104,6 +108,7 @@ __all__ = [
     "EventRecord",
     "LabelReading",
     "LabelStatus",
+    "LineVerification",
     "QuestionSpec",
     "Reason",
     "Story",
@@ -123,5 +128,6 @@ __all__ = [
     "read_trace",
     "render_story",
     "sample_spec",
+    "verify_file",
     "write_generated",
 ]

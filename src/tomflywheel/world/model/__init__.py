@@ -1,10 +1,15 @@
 """The data model: events and stories, facts, counterfactual edits, question specs.
 
-Also the pydantic event records an LLM fills when it extracts a story's events.
+Also the pydantic event records an LLM fills when it extracts a story's events; they load on
+first use (pydantic's models cost a tenth of a second to build, and the engine's walks never
+need them).
 
 May import: no other sub-package (the order is in ``world/_layers.py``).
 """
 
+from typing import TYPE_CHECKING
+
+from tomflywheel._lazy_exports import attach
 from tomflywheel.world.model._edits import (
     DropMove,
     Edit,
@@ -36,7 +41,6 @@ from tomflywheel.world.model._events import (
     event_from_dict,
     event_to_dict,
 )
-from tomflywheel.world.model._records import EventRecord, StoryRecord
 from tomflywheel.world.model._spec import (
     INTENT,
     Answer,
@@ -45,6 +49,11 @@ from tomflywheel.world.model._spec import (
     intent_subject,
     intent_value,
 )
+
+if TYPE_CHECKING:
+    from tomflywheel.world.model._records import EventRecord, StoryRecord
+
+__getattr__, __dir__ = attach(__name__, {"_records": ("EventRecord", "StoryRecord")})
 
 __all__ = [
     "CONTENTS",

@@ -1,7 +1,8 @@
 """Normalized samples as the engine sees them: traces, re-verification, explanations.
 
-``meta.trace`` (made and read back), a sample's story and spec, step-by-step rationales, what
-each plausible answer corresponds to, and dataset statistics.
+``meta.trace`` (made, read back, and re-verified for one sample or a whole file), a sample's
+story and spec, step-by-step rationales, what each plausible answer corresponds to, and dataset
+statistics.
 
 May import: ``model``, ``physics``, ``verifiers``, ``language``.
 """
@@ -23,10 +24,12 @@ from tomflywheel.world.samples._trace import (
     verify_sample,
     verify_trace,
 )
+from tomflywheel.world.samples._verify_file import LineVerification, verify_file
 
 __all__ = [
     "AnswerClass",
     "DatasetStats",
+    "LineVerification",
     "Reason",
     "Verification",
     "answer_explanations",
@@ -38,6 +41,7 @@ __all__ = [
     "rationale",
     "read_trace",
     "sample_spec",
+    "verify_file",
     "verify_sample",
     "verify_trace",
 ]

@@ -89,6 +89,11 @@ def verify_trace(trace: Mapping[str, Any], gold: list[str]) -> Verification:
         (tracker,), (graph,) = Answerer(story, profile).answer_both([spec])
     except (KeyError, ValueError, IndexError) as err:
         return Verification(False, None, None, f"trace does not replay: {err!r}")
+    return judge_answers(tracker, graph, gold)
+
+
+def judge_answers(tracker: Answer, graph: Answer, gold: list[str]) -> Verification:
+    """Ok when the two verifiers' answers agree and name one of the gold texts."""
     if tracker != graph:
         reason = f"verifiers disagree: tracker {tracker!r}, graph {graph!r}"
         return Verification(False, tracker, graph, reason)

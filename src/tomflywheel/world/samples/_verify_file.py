@@ -1,0 +1,210 @@
+"""Re-verify a whole file of traced samples, one walk per story, reading only what it needs.
+
+A generated file repeats each story's trace on every question about it (18 lines a story for
+tgtom), and most of a line is fields the check never reads. So each line is decoded into the few
+fields verification needs, the story's JSON is kept as raw bytes and parsed once per run of lines
+that share it, and all of a story's questions are answered by one walk per verifier.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from tomflywheel.errors import DataError
+from tomflywheel.world.model import QuestionSpec, Story
+from tomflywheel.world.physics import get_profile
+from tomflywheel.world.samples._trace import Verification, judge_answers, verify_trace
+from tomflywheel.world.verifiers import Answerer
+
+
+class _Trace(msgspec.Struct):
+    story: msgspec.Raw
+    question: dict[str, Any]
+    profile: str = "default"
+
+
+class _Meta(msgspec.Struct):
+    trace: _Trace | None = None
+
+
+class _Answer(msgspec.Struct):
+    correct_answers: list[str]
+
+
+class _Line(msgspec.Struct):
+    id: str
+    answer: _Answer
+    meta: _Meta
+
+
+_DECODER = msgspec.json.Decoder(_Line)
+_REPLAY_ERRORS = (KeyError, ValueError, IndexError, TypeError)
+
+
+@dataclass(frozen=True, slots=True)
+class LineVerification:
+    """One line's outcome: where it is, which sample, what the verifiers found."""
+
+    line: int
+    id: str
+    verification: Verification
+
+
+@dataclass
+class _Story:
+    """Consecutive lines that share one story (the same trace bytes and profile)."""
+
+    key: tuple[bytes, str]
+    lines: list[tuple[int, _Line]]
+    questions: list[dict[str, Any]]
+
+
+Span = tuple[int, int, int]
+"""A stretch of the file: first byte, end byte (exclusive), number of its first line."""
+
+
+def verify_file(path: Path, *, workers: int = 1) -> Iterator[LineVerification]:
+    """Re-derive every sample of a JSONL file from its ``meta.trace`` with both verifiers.
+
+    A line is ok when the forward tracker and the temporal belief graph agree and their answer
+    is among its correct answers (as :func:`verify_sample` judges); a line without a trace, or
+    whose trace does not read or replay, is not ok and says why. Outcomes come in file order.
+
+    Args:
+        path: The JSONL file.
+        workers: Processes (0: one per available core). Above 1, the file is cut at line
+            starts into stretches verified in forked workers (a story cut in two is walked
+            twice; the outcomes are the same).
+
+    Raises:
+        DataError: A line is not JSON, or lacks ``id``, ``answer.correct_answers`` or ``meta``
+            (names file, line and field).
+    """
+    path = Path(path)
+    workers = workers or (
+        len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    )
+    spans = _spans(path, 4 * workers if workers > 1 else 1)
+    if workers == 1 or len(spans) < 2 or "fork" not in multiprocessing.get_all_start_methods():
+        for span in spans:
+            yield from _verify_span(path, span)
+        return
+    # fork: the workers inherit the loaded engine instead of importing it again.
+    context = multiprocessing.get_context("fork")
+    with ProcessPoolExecutor(min(workers, len(spans)), mp_context=context) as pool:
+        futures = [pool.submit(_verified_span, path, span) for span in spans]
+        for future in futures:
+            outcomes, error = future.result()
+            if error is not None:  # sent as fields: DataError's arguments do not pickle back
+                raise DataError(path, *error)
+            yield from outcomes
+
+
+def _spans(path: Path, parts: int) -> list[Span]:
+    """``parts`` stretches of about equal size, each starting at a line start."""
+    size = path.stat().st_size
+    spans: list[Span] = []
+    start, line = 0, 1
+    with path.open("rb") as handle:
+        for part in range(1, parts + 1):
+            if start >= size:
+                break
+            end = size
+            if part < parts:
+                handle.seek(max(start, size * part // parts))
+                handle.readline()  # to the next line start
+                end = max(handle.tell(), start)
+            if end > start:
+                spans.append((start, end, line))
+                handle.seek(start)
+                line += handle.read(end - start).count(b"\n")
+                start = end
+    return spans
+
+
+def _verified_span(path: Path, span: Span) -> tuple[list[LineVerification], tuple | None]:
+    """A worker's stretch: its outcomes, or the fields of the DataError it met."""
+    try:
+        return list(_verify_span(path, span)), None
+    except DataError as err:
+        return [], (err.line, err.field, err.reason)
+
+
+def _verify_span(path: Path, span: Span) -> Iterator[LineVerification]:
+    start, end, first_line = span
+    number = first_line - 1
+    group: _Story | None = None
+    with path.open("rb") as handle:
+        handle.seek(start)
+        offset = start
+        while offset < end:
+            raw = handle.readline()
+            if not raw:
+                break
+            offset += len(raw)
+            number += 1
+            if not raw.strip():
+                continue
+            record = _decode(path, number, raw)
+            trace = record.meta.trace
+            key = None if trace is None else (bytes(trace.story), trace.profile)
+            if group is not None and group.key != key:
+                yield from _verify_story(group)
+                group = None
+            if trace is None or key is None:  # (both or neither: the type checker needs both)
+                verification = Verification(False, None, None, "no meta.trace")
+                yield LineVerification(number, record.id, verification)
+                continue
+            if group is None:
+                group = _Story(key, [], [])
+            group.lines.append((number, record))
+            group.questions.append(trace.question)
+    if group is not None:
+        yield from _verify_story(group)
+
+
+def _decode(path: Path, number: int, raw: bytes) -> _Line:
+    try:
+        return _DECODER.decode(raw)
+    except msgspec.ValidationError as err:  # "... - at `$.answer.correct_answers`"
+        message, _, where = str(err).partition(" - at `$.")
+        field = where.rstrip("`") or None
+        raise DataError(path, number, field, message) from err
+    except msgspec.DecodeError as err:
+        raise DataError(path, number, None, f"invalid JSON ({err})") from err
+
+
+def _verify_story(group: _Story) -> Iterator[LineVerification]:
+    try:
+        story = Story.from_dict(msgspec.json.decode(group.key[0]))
+        specs = [QuestionSpec.from_dict(question) for question in group.questions]
+        get_profile(group.key[1])
+        tracker, graph = Answerer(story, group.key[1]).answer_both(specs)
+    except (*_REPLAY_ERRORS, msgspec.DecodeError):
+        # Something in the group does not read or replay: judge each line alone, which names it.
+        for number, record in group.lines:
+            yield LineVerification(number, record.id, _verify_alone(record))
+        return
+    for (number, record), a, b in zip(group.lines, tracker, graph, strict=True):
+        verification = judge_answers(a, b, record.answer.correct_answers)
+        yield LineVerification(number, record.id, verification)
+
+
+def _verify_alone(record: _Line) -> Verification:
+    trace = record.meta.trace
+    if trace is None:  # not grouped: kept for the type checker
+        return Verification(False, None, None, "no meta.trace")
+    try:
+        story = msgspec.json.decode(trace.story)
+    except msgspec.DecodeError as err:
+        return Verification(False, None, None, f"unreadable trace: {err}")
+    as_dict = {"story": story, "question": trace.question, "profile": trace.profile}
+    return verify_trace(as_dict, record.answer.correct_answers)
