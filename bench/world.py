@@ -11,8 +11,8 @@ side and the reference side alternating over ``--repeat`` rounds; wall time and 
     ``causal_beliefs_v10.py``, ``common_knowledge_v10.py``), which run in one process each;
 (b) check them with two independent verifiers: this file's ``--check``, ``world.verify_file``
     (every question re-derived by the forward tracker and by the temporal belief graph from the
-    samples' traces, compared with the gold) against the reference's ``verify_v10.py`` and
-    ``verify_graph_v10.py``.
+    samples' traces, compared with the gold; one worker process per core, and one process as a
+    second row) against the reference's ``verify_v10.py`` and ``verify_graph_v10.py``.
 
 The reference is not part of this repository: ``--reference DIR`` names a checkout of
 ``singularity4/TemporalGraph-ToM`` (the folder holding ``scripts/``). Its scripts read and write
@@ -116,15 +116,14 @@ def ours_generate(out: Path, n: int, seed: int, workers: int) -> Run:
     return run_process([*command, *options], out.parent)
 
 
-def ours_check(path: Path) -> Run:
-    return run_process(
-        [sys.executable, str(Path(__file__).resolve()), "--check", str(path)], path.parent
-    )
+def ours_check(path: Path, workers: int) -> Run:
+    command = [sys.executable, str(Path(__file__).resolve()), "--check", str(path)]
+    return run_process([*command, "--check-workers", str(workers)], path.parent)
 
 
-def check(path: Path) -> int:
+def check(path: Path, workers: int) -> int:
     """Re-derive every sample of a generated file with both verifiers; return the failures."""
-    return sum(not line.verification.ok for line in verify_file(path))
+    return sum(not line.verification.ok for line in verify_file(path, workers=workers))
 
 
 def _row(job: str, side: str, run: Run, rounds: int, n: int) -> str:
@@ -142,18 +141,19 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5, help="alternated rounds per side")
     parser.add_argument("--reference", type=Path, help="a TemporalGraph-ToM checkout")
     parser.add_argument("--check", type=Path, help=argparse.SUPPRESS)  # the (b) child process
+    parser.add_argument("--check-workers", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument(
         "--out", type=Path, default=Path(__file__).resolve().parent / "results" / "world.txt"
     )
     args = parser.parse_args()
     if args.check is not None:
-        failures = check(args.check)
+        failures = check(args.check, args.check_workers)
         if failures:
             raise SystemExit(f"{failures} samples disagree with a verifier")
         return
 
     load = os.getloadavg()  # before the runs: a busy machine slows both sides, not equally
-    keys = ("gen ours", "gen ours-1", "gen ref", "check ours", "check ref")
+    keys = ("gen ours", "gen ours-1", "gen ref", "check ours", "check ours-1", "check ref")
     totals = {key: Run() for key in keys}
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
@@ -168,7 +168,8 @@ def main() -> None:
                     # Compared in chunks: this process's size counts in its children's peaks.
                     if not filecmp.cmp(ours, ours_one, shallow=False):
                         raise SystemExit("one worker and several wrote different bytes")
-                    totals["check ours"].add(ours_check(ours))
+                    totals["check ours"].add(ours_check(ours, 0))
+                    totals["check ours-1"].add(ours_check(ours, 1))
                 elif code is not None:
                     totals["gen ref"].add(reference_job(code, GENERATE_SCRIPTS))
                     totals["check ref"].add(reference_job(code, CHECK_SCRIPTS))
@@ -183,15 +184,13 @@ def main() -> None:
               f"ours: {len(os.sched_getaffinity(0))} worker processes, ours-1: one")  # fmt: skip
         for job in ("gen", "check"):
             print(_row(job, "ours", totals[f"{job} ours"], args.repeat, args.n))
-            if job == "gen":
-                print(_row(job, "ours-1", totals["gen ours-1"], args.repeat, args.n))
+            print(_row(job, "ours-1", totals[f"{job} ours-1"], args.repeat, args.n))
             if code is not None:
                 print(_row(job, "reference", totals[f"{job} ref"], args.repeat, args.n))
                 ratio = totals[f"{job} ref"].wall_s / totals[f"{job} ours"].wall_s
                 print(f"{job:9s} ours is {ratio:.2f}x the reference's speed (wall time ratio)")
-                if job == "gen":
-                    one = totals["gen ref"].wall_s / totals["gen ours-1"].wall_s
-                    print(f"{job:9s} ours-1 is {one:.2f}x the reference's speed (one process)")
+                one = totals[f"{job} ref"].wall_s / totals[f"{job} ours-1"].wall_s
+                print(f"{job:9s} ours-1 is {one:.2f}x the reference's speed (one process)")
         if code is None:
             print("no --reference: the reference scripts were NOT run and no ratio is measured")
 

@@ -88,3 +88,16 @@ def test_datasets_verify_passes_a_generated_file_and_fails_a_broken_label(tmp_pa
     assert result.exit_code == 1
     assert f"line 4 {broken['id']}" in result.output and "red_herring" in result.output
     assert "1 failed" in result.output
+
+
+def test_datasets_verify_draws_a_bar_on_a_long_file(tmp_path, monkeypatch):
+    from tomflywheel.cli import _generate
+
+    monkeypatch.setattr(_generate, "BAR_FROM_SAMPLES", 1)
+    path = tmp_path / "tomi.jsonl"
+    runner.invoke(app, ["datasets", "generate", "tomi", "--n", "3", "--out", str(path)])
+    count = len(path.read_text(encoding="utf-8").splitlines())
+    result = runner.invoke(app, ["datasets", "verify", str(path), "--workers", "1"])
+    assert result.exit_code == 0, result.output
+    assert "verify samples" in result.output
+    assert f"{count} of {count} samples verified" in " ".join(result.output.split())

@@ -30,6 +30,8 @@ def _generators() -> str:
 
 BAR_FROM_STORIES = 500
 """Runs of this many stories or more draw a progress bar (about a second of generation)."""
+BAR_FROM_SAMPLES = 20_000
+"""``datasets verify`` draws a bar for files of this many lines or more (about a second)."""
 
 GenerateCommand = names_in_help(_generators)
 """``datasets generate`` lists the generators in its help, importing them only then."""
@@ -158,12 +160,19 @@ def verify_command(
     # The world engine loads when a command runs, not at start-up (issue 29).
     from tomflywheel.world import verify_file
 
+    lines = _line_count(path)
+    bar = progress("verify samples") if lines >= BAR_FROM_SAMPLES else nullcontext(None)
     failures: list[tuple[int, str, str]] = []
     total = 0
-    for outcome in verify_file(path, workers=workers):
-        total += 1
-        if not outcome.verification.ok:
-            failures.append((outcome.line, outcome.id, outcome.verification.reason or ""))
+    with bar as update:
+        for outcome in verify_file(path, workers=workers):
+            total += 1
+            if not outcome.verification.ok:
+                failures.append((outcome.line, outcome.id, outcome.verification.reason or ""))
+            if update is not None and total % 1000 == 0:
+                update(min(outcome.line, lines), lines)
+        if update is not None:
+            update(lines, lines)
     for line, sample_id, reason in failures[:show]:
         out.print(f"line {line} [bold]{escape(sample_id)}[/bold]: {escape(reason)}")
     if len(failures) > show:
@@ -174,3 +183,12 @@ def verify_command(
     )
     if failures or not total:
         raise typer.Exit(1)
+
+
+def _line_count(path: Path) -> int:
+    """Lines of a file, counted in blocks (an unreadable path is left to the verifier's error)."""
+    try:
+        with path.open("rb") as handle:
+            return sum(block.count(b"\n") for block in iter(lambda: handle.read(1 << 20), b""))
+    except OSError:
+        return 0
