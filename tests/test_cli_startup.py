@@ -100,3 +100,17 @@ def test_help_lists_the_registered_generators_and_profiles():
     assert f"Generators: {', '.join(GENERATORS.names())}." in generate.output
     check = CliRunner().invoke(app, ["world", "check", "--help"])
     assert f"Rule profiles: {', '.join(sorted(PROFILES))}." in check.output
+
+
+def test_the_engine_walks_without_building_the_llm_event_records():
+    # The pydantic records an LLM fills (world.model._records) cost a tenth of a second to
+    # build; answering questions and verifying a file never need them, and they still load
+    # when asked for by name.
+    probe = (
+        "import sys; from tomflywheel.world import Answerer, verify_file; "
+        "print('tomflywheel.world.model._records' in sys.modules); "
+        "from tomflywheel.world.model import StoryRecord; "
+        "print(StoryRecord.__module__)"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["False", "tomflywheel.world.model._records"]
