@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import msgspec
 
@@ -124,10 +124,23 @@ def _spans(path: Path, parts: int) -> list[Span]:
                 end = max(handle.tell(), start)
             if end > start:
                 spans.append((start, end, line))
-                handle.seek(start)
-                line += handle.read(end - start).count(b"\n")
+                if end < size:  # the next stretch's first line number
+                    line += _newlines(handle, start, end)
                 start = end
     return spans
+
+
+def _newlines(handle: BinaryIO, start: int, end: int) -> int:
+    """Newlines between two offsets, read in blocks (a stretch is not held whole)."""
+    handle.seek(start)
+    count = 0
+    while start < end:
+        block = handle.read(min(1 << 20, end - start))
+        if not block:
+            break
+        count += block.count(b"\n")
+        start += len(block)
+    return count
 
 
 def _verified_span(path: Path, span: Span) -> tuple[list[LineVerification], tuple | None]:
