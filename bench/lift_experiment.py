@@ -99,6 +99,8 @@ class Config:
     """How the round trains (``train.method``); GRPO with ``train.grpo``'s defaults."""
     grpo_beta: float = 0.0
     """GRPO's KL weight to the starting model (``train.grpo.beta``; 0: no reference model)."""
+    grpo_prompts: Literal["all", "targets"] = "all"
+    """GRPO's prompts (``train.grpo.prompts``): every admitted sample, or the targets only."""
     training_seed_offset: int = 0
     """Added to the data seed for ``train.seed``: the same admitted data, another data order
     (how much of a lift is the training's luck, not the data's)."""
@@ -142,6 +144,8 @@ CONFIGURATIONS: dict[str, Config] = {
     "sft-grpo": Config(method="sft-grpo"),
     "sft-grpo-kl": Config(method="sft-grpo", grpo_beta=0.04),
     "sft-grpo-fresh": Config(method="sft-grpo", fresh_prompts=250),
+    # GRPO after SFT on the false-belief targets only (the mix is mostly controls).
+    "sft-grpo-targets": Config(method="sft-grpo", grpo_prompts="targets"),
 }
 """Named configurations; the dev split chooses among them before the test split is read."""
 
@@ -324,7 +328,7 @@ def settings_yaml(
         },
         train={
             "method": config.method,
-            "grpo": {"beta": config.grpo_beta},
+            "grpo": {"beta": config.grpo_beta, "prompts": config.grpo_prompts},
             "epochs": config.epochs,
             "steps": config.steps or None,
             "max_length": config.max_length,

@@ -157,3 +157,34 @@ def test_vllm_generation_is_passed_to_trl_on_a_gpu_and_refused_on_a_cpu(tmp_path
             settings=colocate.model_copy(update={"device": "cpu"}), eval_settings=EvalSettings(),
         )  # fmt: skip
     assert not (tmp_path / "model").exists()
+
+
+def test_grpo_on_targets_prompts_with_the_false_belief_samples_only(tmp_path, tiny_model):
+    from tomflywheel.audit import sample_role
+    from tomflywheel.errors import DataError
+    from tomflywheel.world import generate
+
+    samples = list(generate("tomi", n=2, seed=4, controls=True))
+    targets = [s for s in samples if sample_role(s) == "target"]
+    assert 0 < len(targets) < len(samples)
+    data = tmp_path / "mixed.jsonl"
+    write_jsonl_atomic(data, samples)
+    settings = SETTINGS.model_copy(
+        update={
+            "steps": 1, "max_length": 640,
+            "grpo": SETTINGS.grpo.model_copy(update={"prompts": "targets"}),
+        }
+    )  # fmt: skip
+    result = train_model(
+        data, base=tiny_model, out=tmp_path / "model", settings=settings,
+        eval_settings=EvalSettings(),
+    )  # fmt: skip
+    assert result.manifest["data"]["samples_read"] == len(samples)
+    assert result.manifest["data"]["samples_used"] == len(targets)
+    controls = tmp_path / "controls.jsonl"
+    write_jsonl_atomic(controls, [s for s in samples if s not in targets])
+    with pytest.raises(DataError, match="no sample is a target"):
+        train_model(
+            controls, base=tiny_model, out=tmp_path / "none", settings=settings,
+            eval_settings=EvalSettings(),
+        )  # fmt: skip

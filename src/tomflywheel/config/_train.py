@@ -48,6 +48,11 @@ class GrpoSettings(BaseModel):
     """Sampling temperature of the replies."""
     beta: float = Field(default=0.0, ge=0.0)
     """Weight of the KL penalty to the starting model (0: none, and no reference model)."""
+    prompts: Literal["all", "targets"] = "all"
+    """Which samples GRPO prompts with: ``all``, or ``targets``, the false-belief questions only
+    (``audit.sample_role``). On a mix that is mostly controls, a reply naming the true location
+    wins most groups; after SFT, which teaches the controls, ``targets`` keeps GRPO's signal on
+    the beliefs."""
     reward_correct: float = 1.0
     """Reward of a reply that names the right answer (and only it)."""
     reward_format: float = 0.1

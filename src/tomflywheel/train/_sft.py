@@ -15,8 +15,9 @@ from typing import Any
 
 from tomflywheel import __version__
 from tomflywheel._io import sha256_file
+from tomflywheel.audit import sample_role
 from tomflywheel.config import EvalSettings, TrainSettings
-from tomflywheel.errors import ConfigError
+from tomflywheel.errors import ConfigError, DataError
 from tomflywheel.schema import read_samples
 from tomflywheel.train._checkpoints import (
     checkpoint_folder,
@@ -144,8 +145,13 @@ def train_model(
         )  # fmt: skip
     data = grpo_data or data
     samples = list(read_samples(data))
+    samples_read = len(samples)
     tokenizer = load_tokenizer(base)
     grpo = settings.method == "grpo"
+    if grpo and settings.grpo.prompts == "targets":
+        samples = [sample for sample in samples if sample_role(sample) == "target"]
+        if not samples:
+            raise DataError(data, None, None, "grpo.prompts: targets, and no sample is a target")
     if grpo:
         prompt_data = build_prompts(
             samples, tokenizer, eval_settings, source=data,
@@ -252,7 +258,7 @@ def train_model(
         "data": {
             "path": str(data),
             "sha256": data_sha256,
-            "samples_read": len(samples),
+            "samples_read": samples_read,
             "samples_used": used,
             "too_long": too_long,
             "with_rationale": with_rationale,
