@@ -40,7 +40,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from tomflywheel.world import verify_file
+from tomflywheel.world import available_cpus, verify_file
 
 GENERATE_SCRIPTS = (
     "gen_v10.py",
@@ -123,7 +123,8 @@ def ours_check(path: Path, workers: int) -> Run:
 
 def check(path: Path, workers: int) -> int:
     """Re-derive every sample of a generated file with both verifiers; return the failures."""
-    return sum(not line.verification.ok for line in verify_file(path, workers=workers))
+    outcomes = verify_file(path, workers=workers or available_cpus())
+    return sum(not line.verification.ok for line in outcomes)
 
 
 def _row(job: str, side: str, run: Run, rounds: int, n: int) -> str:

@@ -158,14 +158,14 @@ def verify_command(
     answer is among its correct answers. A sample without ``meta.trace`` fails.
     """
     # The world engine loads when a command runs, not at start-up (issue 29).
-    from tomflywheel.world import verify_file
+    from tomflywheel.world import available_cpus, verify_file
 
     lines = _line_count(path)
     bar = progress("verify samples") if lines >= BAR_FROM_SAMPLES else nullcontext(None)
     failures: list[tuple[int, str, str]] = []
     total = 0
     with bar as update:
-        for outcome in verify_file(path, workers=workers):
+        for outcome in verify_file(path, workers=workers or available_cpus()):
             total += 1
             if not outcome.verification.ok:
                 failures.append((outcome.line, outcome.id, outcome.verification.reason or ""))

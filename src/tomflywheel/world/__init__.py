@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     )
     from tomflywheel.world.generators import (
         GENERATORS,
+        available_cpus,
         complement,
         generate,
         generator_for,
@@ -76,7 +77,14 @@ __getattr__, __dir__ = attach(
             "check_samples",
             "read_labels",
         ),
-        "generators": ("GENERATORS", "complement", "generate", "generator_for", "write_generated"),
+        "generators": (
+            "GENERATORS",
+            "available_cpus",
+            "complement",
+            "generate",
+            "generator_for",
+            "write_generated",
+        ),
         "language": ("ANSWER_FORMATS", "answer_text", "render_story"),
         "model": ("Answer", "EventRecord", "QuestionSpec", "Story", "StoryRecord", "event_to_dict"),
         "physics": ("PROFILES",),
@@ -115,6 +123,7 @@ __all__ = [
     "StoryRecord",
     "Unparsed",
     "answer_text",
+    "available_cpus",
     "check_samples",
     "complement",
     "dataset_stats",

@@ -26,7 +26,7 @@ from tomflywheel.world.generators._tgtom import TgtomParams
 from tomflywheel.world.generators._tgtom_questions import TGTOM_QUESTION_TYPES, tgtom_questions
 from tomflywheel.world.generators._tgtom_story import tgtom_story
 from tomflywheel.world.generators._tomi import TomiParams
-from tomflywheel.world.generators._write import write_generated
+from tomflywheel.world.generators._write import available_cpus, write_generated
 
 __all__ = [
     "GENERATORS",
@@ -38,6 +38,7 @@ __all__ = [
     "KosinskiParams",
     "TgtomParams",
     "TomiParams",
+    "available_cpus",
     "complement",
     "control_twin",
     "generate",

@@ -9,7 +9,6 @@ that share it, and all of a story's questions are answered by one walk per verif
 from __future__ import annotations
 
 import multiprocessing
-import os
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
@@ -63,8 +62,7 @@ class _Story:
     """Consecutive lines that share one story (the same trace bytes and profile)."""
 
     key: tuple[bytes, str]
-    lines: list[tuple[int, _Line]]
-    questions: list[dict[str, Any]]
+    lines: list[tuple[int, _Line, _Trace]]
 
 
 Span = tuple[int, int, int]
@@ -80,20 +78,16 @@ def verify_file(path: Path, *, workers: int = 1) -> Iterator[LineVerification]:
 
     Args:
         path: The JSONL file.
-        workers: Processes (0: one per available core). Above 1, the file is cut at line
-            starts into stretches verified in forked workers (a story cut in two is walked
-            twice; the outcomes are the same).
+        workers: Processes. Above 1, the file is cut at line starts into stretches verified
+            in forked workers (a story cut in two is walked twice; the outcomes are the same).
 
     Raises:
         DataError: A line is not JSON, or lacks ``id``, ``answer.correct_answers`` or ``meta``
             (names file, line and field).
     """
     path = Path(path)
-    workers = workers or (
-        len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    )
     spans = _spans(path, 4 * workers if workers > 1 else 1)
-    if workers == 1 or len(spans) < 2 or "fork" not in multiprocessing.get_all_start_methods():
+    if workers <= 1 or len(spans) < 2 or "fork" not in multiprocessing.get_all_start_methods():
         for span in spans:
             yield from _verify_span(path, span)
         return
@@ -172,14 +166,12 @@ def _verify_span(path: Path, span: Span) -> Iterator[LineVerification]:
             if group is not None and group.key != key:
                 yield from _verify_story(group)
                 group = None
-            if trace is None or key is None:  # (both or neither: the type checker needs both)
+            if trace is None or key is None:  # the same test, twice: both types narrow
                 verification = Verification(False, None, None, "no meta.trace")
                 yield LineVerification(number, record.id, verification)
                 continue
-            if group is None:
-                group = _Story(key, [], [])
-            group.lines.append((number, record))
-            group.questions.append(trace.question)
+            group = group or _Story(key, [])
+            group.lines.append((number, record, trace))
     if group is not None:
         yield from _verify_story(group)
 
@@ -198,23 +190,20 @@ def _decode(path: Path, number: int, raw: bytes) -> _Line:
 def _verify_story(group: _Story) -> Iterator[LineVerification]:
     try:
         story = Story.from_dict(msgspec.json.decode(group.key[0]))
-        specs = [QuestionSpec.from_dict(question) for question in group.questions]
+        specs = [QuestionSpec.from_dict(trace.question) for _, _, trace in group.lines]
         get_profile(group.key[1])
         tracker, graph = Answerer(story, group.key[1]).answer_both(specs)
     except (*_REPLAY_ERRORS, msgspec.DecodeError):
         # Something in the group does not read or replay: judge each line alone, which names it.
-        for number, record in group.lines:
-            yield LineVerification(number, record.id, _verify_alone(record))
+        for number, record, trace in group.lines:
+            yield LineVerification(number, record.id, _verify_alone(record, trace))
         return
-    for (number, record), a, b in zip(group.lines, tracker, graph, strict=True):
+    for (number, record, _), a, b in zip(group.lines, tracker, graph, strict=True):
         verification = judge_answers(a, b, record.answer.correct_answers)
         yield LineVerification(number, record.id, verification)
 
 
-def _verify_alone(record: _Line) -> Verification:
-    trace = record.meta.trace
-    if trace is None:  # not grouped: kept for the type checker
-        return Verification(False, None, None, "no meta.trace")
+def _verify_alone(record: _Line, trace: _Trace) -> Verification:
     try:
         story = msgspec.json.decode(trace.story)
     except msgspec.DecodeError as err:
