@@ -99,8 +99,9 @@ class Config:
     """How the round trains (``train.method``); GRPO with ``train.grpo``'s defaults."""
     grpo_beta: float = 0.0
     """GRPO's KL weight to the starting model (``train.grpo.beta``; 0: no reference model)."""
-    grpo_prompts: Literal["all", "targets"] = "all"
-    """GRPO's prompts (``train.grpo.prompts``): every admitted sample, or the targets only."""
+    grpo_prompts: Literal["all", "targets", "balanced"] = "all"
+    """GRPO's prompts (``train.grpo.prompts``): every admitted sample, the targets only, or the
+    targets and as many controls (true beliefs first)."""
     training_seed_offset: int = 0
     """Added to the data seed for ``train.seed``: the same admitted data, another data order
     (how much of a lift is the training's luck, not the data's)."""
@@ -146,6 +147,7 @@ CONFIGURATIONS: dict[str, Config] = {
     "sft-grpo-fresh": Config(method="sft-grpo", fresh_prompts=250),
     # GRPO after SFT on the false-belief targets only (the mix is mostly controls).
     "sft-grpo-targets": Config(method="sft-grpo", grpo_prompts="targets"),
+    "sft-grpo-balanced": Config(method="sft-grpo", grpo_prompts="balanced"),
 }
 """Named configurations; the dev split chooses among them before the test split is read."""
 

@@ -48,11 +48,12 @@ class GrpoSettings(BaseModel):
     """Sampling temperature of the replies."""
     beta: float = Field(default=0.0, ge=0.0)
     """Weight of the KL penalty to the starting model (0: none, and no reference model)."""
-    prompts: Literal["all", "targets"] = "all"
-    """Which samples GRPO prompts with: ``all``, or ``targets``, the false-belief questions only
-    (``audit.sample_role``). On a mix that is mostly controls, a reply naming the true location
-    wins most groups; after SFT, which teaches the controls, ``targets`` keeps GRPO's signal on
-    the beliefs."""
+    prompts: Literal["all", "targets", "balanced"] = "all"
+    """Which samples GRPO prompts with: ``all``; ``targets``, the false-belief questions only
+    (``audit.sample_role``); or ``balanced``, the targets and as many controls, true beliefs
+    first. On a mix that is mostly controls, naming the true location wins most groups; on
+    targets alone, naming the first location does; on a balanced mix neither shortcut wins
+    more than half."""
     reward_correct: float = 1.0
     """Reward of a reply that names the right answer (and only it)."""
     reward_format: float = 0.1

@@ -15,9 +15,8 @@ from typing import Any
 
 from tomflywheel import __version__
 from tomflywheel._io import sha256_file
-from tomflywheel.audit import sample_role
 from tomflywheel.config import EvalSettings, TrainSettings
-from tomflywheel.errors import ConfigError, DataError
+from tomflywheel.errors import ConfigError
 from tomflywheel.schema import read_samples
 from tomflywheel.train._checkpoints import (
     checkpoint_folder,
@@ -44,6 +43,7 @@ from tomflywheel.train._model import (
     torch_state,
     trainable_parameters,
 )
+from tomflywheel.train._prompt_mix import grpo_prompt_samples
 
 TrainProgress = Callable[[int, int, float], None]
 """Called after each optimizer step with (steps done, total steps, that step's loss)."""
@@ -148,11 +148,10 @@ def train_model(
     samples_read = len(samples)
     tokenizer = load_tokenizer(base)
     grpo = settings.method == "grpo"
-    if grpo and settings.grpo.prompts == "targets":
-        samples = [sample for sample in samples if sample_role(sample) == "target"]
-        if not samples:
-            raise DataError(data, None, None, "grpo.prompts: targets, and no sample is a target")
     if grpo:
+        samples = grpo_prompt_samples(
+            samples, settings.grpo.prompts, seed=settings.seed, source=data
+        )
         prompt_data = build_prompts(
             samples, tokenizer, eval_settings, source=data,
             max_prompt_tokens=settings.max_length - settings.grpo.max_completion_tokens,
