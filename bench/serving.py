@@ -12,9 +12,13 @@ from tomflywheel.llm import embedded_server
 
 
 def add_server_arguments(parser: argparse.ArgumentParser) -> None:
-    """``--base-url`` and ``--model``."""
+    """``--base-url``, ``--model`` and the embedded server's ``--block-size``."""
     parser.add_argument("--base-url", help="an existing server; default: start the embedded one")
     parser.add_argument("--model", default="smollm2-135m-instruct")
+    parser.add_argument(
+        "--block-size", type=int, default=EmbeddedServerSettings().block_size,
+        help="the embedded server's KV-cache block size (0: vLLM's default)",
+    )  # fmt: skip
 
 
 @contextlib.contextmanager
@@ -23,7 +27,10 @@ def served(args: argparse.Namespace) -> Iterator[str]:
     if args.base_url:
         yield args.base_url.rstrip("/")
         return
-    with embedded_server(EmbeddedServerSettings(served_model_name=args.model), print) as server:
+    settings = EmbeddedServerSettings(
+        served_model_name=args.model, block_size=args.block_size or None
+    )
+    with embedded_server(settings, print) as server:
         yield server.base_url
 
 

@@ -1,4 +1,4 @@
-"""The embedded server's dtype: float32 where a CPU build has no native bf16."""
+"""The embedded server's command: float32 where a CPU build has no native bf16; the block size."""
 
 from __future__ import annotations
 
@@ -34,3 +34,10 @@ def test_the_server_command_carries_the_chosen_dtype_once(tmp_path: Path):
     command = server.command()
     assert command.count("--dtype") == 1
     assert command[command.index("--dtype") + 1] == "float16"
+
+
+def test_the_server_command_carries_the_block_size_unless_left_to_vllm(tmp_path: Path):
+    command = VLLMServer(EmbeddedServerSettings(port=8000), model_dir=tmp_path).command()
+    assert command[command.index("--block-size") + 1] == "32"
+    unset = EmbeddedServerSettings(port=8000, block_size=None)
+    assert "--block-size" not in VLLMServer(unset, model_dir=tmp_path).command()

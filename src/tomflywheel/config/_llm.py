@@ -30,6 +30,12 @@ class EmbeddedServerSettings(Strict):
     """Weights' dtype in the server. ``auto``: float32 on a CPU build whose processor has no
     native bf16 (no AVX-512 BF16 or AMX), where vLLM's bf16 matmuls fall back to a slow path
     (3-4x slower here, ``bench/server_dtype.py``); otherwise the model's own."""
+    block_size: int | None = Field(default=32, ge=1)
+    """KV-cache block size in tokens (``--block-size``). The prefix cache reuses whole blocks
+    only, and the CPU build's own 128 is longer than most ToM prompts: at 32, the options of an
+    item and the questions of a story share their context (2x log-prob scoring and
+    generation here, ``bench/logprob_scoring.py``). The CPU build needs a multiple of 32;
+    ``null``: vLLM's default."""
     enforce_eager: bool = True
     """Skip torch.compile: ready in ~30 s instead of ~110 s on CPU."""
     startup_timeout_s: float = Field(default=300.0, gt=0)

@@ -24,7 +24,8 @@ from tomflywheel.llm._stats import UsageStats
 
 logger = logging.getLogger(__name__)
 
-ApiPath = Literal["chat/completions", "completions"]
+ApiPath = Literal["chat/completions", "completions", "tokenize"]
+"""``tokenize`` is vLLM's own route, beside ``/v1`` rather than under it."""
 
 
 @dataclass(frozen=True)
@@ -82,6 +83,8 @@ class ContentClient:
         self.stats.concurrency_lowest = settings.concurrency
         self._start_lock = asyncio.Lock()
         self._servers_started = False
+        self.server_features: dict[str, bool] = {}
+        """What this client found its servers can do (``token_scoring``: see ``score_pairs``)."""
 
     @property
     def concurrency(self) -> int:
@@ -205,9 +208,11 @@ class ContentClient:
     ) -> tuple[dict[str, Any], float]:
         started = time.perf_counter()
         self.stats.requests_sent += 1
+        url = f"{endpoint.base_url.removesuffix('/').removesuffix('/v1')}/{path}"
         response = await endpoint.client.post(
-            f"/{path}", cast_to=object, body=body, options={"timeout": deadline_s}
-        )
+            url if path == "tokenize" else f"/{path}",
+            cast_to=object, body=body, options={"timeout": deadline_s},
+        )  # fmt: skip
         latency = time.perf_counter() - started
         if not isinstance(response, dict):
             raise ServerError(f"{endpoint.base_url}/{path}: expected a JSON object in reply")
@@ -260,6 +265,18 @@ class ContentClient:
             cached=cached,
             raw=response,
         )
+
+    async def tokenize(self, text: str) -> list[int]:
+        """The token ids the server gives ``text`` as a prompt (vLLM's ``/tokenize``).
+
+        Raises:
+            LLMRequestError: The server has no such route (not vLLM) or refused the text.
+        """
+        response, _, _ = await self.request("tokenize", {"prompt": text})
+        tokens = response.get("tokens")
+        if not isinstance(tokens, list):
+            raise ServerError("/tokenize replied without a token list (is it vLLM?)")
+        return [int(token) for token in tokens]
 
     async def generate(self, prompt: str, *, system: str | None = None, **params: Any) -> Reply:
         """Generate from a plain prompt through the configured endpoint (chat or completions)."""

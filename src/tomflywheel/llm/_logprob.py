@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -9,6 +10,9 @@ from typing import Any
 from tomflywheel.errors import LLMRequestError, ServerError
 from tomflywheel.llm._batch import ProgressCallback, run_batch
 from tomflywheel.llm._content import ContentClient
+from tomflywheel.llm._token_scoring import FEATURE, Unsupported, continuation_token_logprobs
+
+logger = logging.getLogger(__name__)
 
 ScoringPair = tuple[str, str]
 """(context, continuation): the continuation is scored after the context."""
@@ -64,6 +68,47 @@ def continuation_logprob(
 
 
 async def score_pairs(
+    client: ContentClient, pairs: Sequence[ScoringPair]
+) -> list[ContinuationScore]:
+    """Score every pair: by generation requests where the server allows, else by echo.
+
+    Pairs sharing a context are read from greedy generation requests after it (see
+    ``_token_scoring``): the server's prefix cache holds the context, and only the asked
+    tokens' log-probs are computed. The first time a server turns that form down (no
+    ``/tokenize`` or ``logprob_token_ids``: not vLLM), the client remembers it and every later
+    item goes by echo. A continuation that merges with its context's last characters goes by
+    echo too. Both forms give the same numbers.
+
+    Raises:
+        LLMRequestError: The server refused a request (e.g. a prompt is too long).
+        ServerError: The reply lacks log-probs or some prompts.
+    """
+    if not pairs:
+        return []
+    scores: list[ContinuationScore | None] = [None] * len(pairs)
+    if client.server_features.get(FEATURE, True):
+        by_context: dict[str, list[int]] = {}
+        for index, (context, _) in enumerate(pairs):
+            by_context.setdefault(context, []).append(index)
+        try:
+            for context, indices in by_context.items():
+                continuations = [pairs[i][1] for i in indices]
+                read = await continuation_token_logprobs(client, context, continuations)
+                for index, (logprob, n_tokens) in zip(indices, read or [], strict=False):
+                    scores[index] = ContinuationScore(pairs[index][1], logprob, n_tokens)
+        except Unsupported as err:
+            logger.info("scoring by echo from now on: the server %s", err)
+            client.server_features[FEATURE] = False
+            scores = [None] * len(pairs)
+    rest = [index for index, score in enumerate(scores) if score is None]
+    if rest:
+        echoed = await score_by_echo(client, [pairs[i] for i in rest])
+        for index, score in zip(rest, echoed, strict=True):
+            scores[index] = score
+    return [score for score in scores if score is not None]
+
+
+async def score_by_echo(
     client: ContentClient, pairs: Sequence[ScoringPair]
 ) -> list[ContinuationScore]:
     """Score every pair in one ``/v1/completions`` request (each prompt is context + continuation).

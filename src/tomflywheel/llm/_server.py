@@ -195,6 +195,8 @@ class VLLMServer:
         ]  # fmt: skip
         if self.settings.enforce_eager:
             args.append("--enforce-eager")
+        if self.settings.block_size is not None:
+            args += ["--block-size", str(self.settings.block_size)]
         dtype = server_dtype(self.settings.dtype, cpu_build=is_cpu_build(), flags=cpu_flags())
         if dtype:
             args += ["--dtype", dtype]
