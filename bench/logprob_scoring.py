@@ -33,15 +33,13 @@ import os
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
-from typing import Any
 
 from provenance import recorded
-from serving import add_server_arguments, measure_on_server
+from serving import SaltedClient, add_server_arguments, measure_on_server
 from tomflywheel.asking import scoring_request, scoring_sample
 from tomflywheel.config import EvalSettings, LLMSettings
 from tomflywheel.datasets import load_benchmark, task_for_sample
 from tomflywheel.llm import ContentClient, continuation_logprob, run_batch
-from tomflywheel.llm._content import ApiPath
 from tomflywheel.llm._logprob import score_by_echo
 from tomflywheel.llm._scorers import ServerScorer
 from tomflywheel.llm._token_scoring import FEATURE
@@ -104,19 +102,6 @@ ARMS: dict[str, Callable[[ContentClient, list[Item]], Awaitable[list[list[float]
     "item, echo-only": item_echo_only,
     "generation": generation,
 }
-
-
-class SaltedClient(ContentClient):
-    """A client whose completions carry ``cache_salt``: a fresh salt, a cold prefix cache."""
-
-    salt = "warm-up"
-
-    async def request(
-        self, path: ApiPath, body: dict[str, Any]
-    ) -> tuple[dict[str, Any], float, bool]:
-        if path == "completions":
-            body = {**body, "cache_salt": self.salt}
-        return await super().request(path, body)
 
 
 async def measure(base_url: str, model: str, args: argparse.Namespace) -> None:

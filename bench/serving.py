@@ -6,9 +6,11 @@ import argparse
 import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable, Iterator
+from typing import Any
 
 from tomflywheel.config import EmbeddedServerSettings
-from tomflywheel.llm import embedded_server
+from tomflywheel.llm import ContentClient, embedded_server
+from tomflywheel.llm._content import ApiPath
 
 
 def add_server_arguments(parser: argparse.ArgumentParser) -> None:
@@ -40,3 +42,20 @@ def measure_on_server(
     """Run ``measure(base_url, model, args)`` against ``--base-url`` or a fresh embedded server."""
     with served(args) as base_url:
         asyncio.run(measure(base_url, args.model, args))
+
+
+class SaltedClient(ContentClient):
+    """A client whose completions and chats carry ``cache_salt`` (vLLM's prefix-cache salt).
+
+    A fresh salt starts from a cold prefix cache: no arm of a bench reads what another arm, or
+    an earlier round, left there.
+    """
+
+    salt = "warm-up"
+
+    async def request(
+        self, path: ApiPath, body: dict[str, Any]
+    ) -> tuple[dict[str, Any], float, bool]:
+        if path != "tokenize":
+            body = {**body, "cache_salt": self.salt}
+        return await super().request(path, body)
