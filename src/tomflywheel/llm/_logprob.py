@@ -87,25 +87,36 @@ async def score_pairs(
         return []
     scores: list[ContinuationScore | None] = [None] * len(pairs)
     if client.server_features.get(FEATURE, True):
-        by_context: dict[str, list[int]] = {}
-        for index, (context, _) in enumerate(pairs):
-            by_context.setdefault(context, []).append(index)
-        try:
-            for context, indices in by_context.items():
-                continuations = [pairs[i][1] for i in indices]
-                read = await continuation_token_logprobs(client, context, continuations)
-                for index, (logprob, n_tokens) in zip(indices, read or [], strict=False):
-                    scores[index] = ContinuationScore(pairs[index][1], logprob, n_tokens)
-        except Unsupported as err:
-            logger.info("scoring by echo from now on: the server %s", err)
-            client.server_features[FEATURE] = False
-            scores = [None] * len(pairs)
+        scores = await _score_by_generation(client, pairs)
     rest = [index for index, score in enumerate(scores) if score is None]
     if rest:
         echoed = await score_by_echo(client, [pairs[i] for i in rest])
         for index, score in zip(rest, echoed, strict=True):
             scores[index] = score
     return [score for score in scores if score is not None]
+
+
+async def _score_by_generation(
+    client: ContentClient, pairs: Sequence[ScoringPair]
+) -> list[ContinuationScore | None]:
+    """Each pair's score read by generation requests; None where only echo can score it."""
+    scores: list[ContinuationScore | None] = [None] * len(pairs)
+    by_context: dict[str, list[int]] = {}
+    for index, (context, _) in enumerate(pairs):
+        by_context.setdefault(context, []).append(index)
+    try:
+        for context, indices in by_context.items():
+            continuations = [pairs[i][1] for i in indices]
+            read = await continuation_token_logprobs(client, context, continuations)
+            if read is None:
+                continue
+            for index, (logprob, n_tokens) in zip(indices, read, strict=True):
+                scores[index] = ContinuationScore(pairs[index][1], logprob, n_tokens)
+    except Unsupported as err:
+        logger.info("scoring by echo from now on: the server %s", err)
+        client.server_features[FEATURE] = False
+        return [None] * len(pairs)
+    return scores
 
 
 async def score_by_echo(
