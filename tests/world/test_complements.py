@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from tomflywheel.audit import sample_role
 from tomflywheel.world import complement, generate
 from tomflywheel.world.samples import verify_sample
 
@@ -26,3 +27,13 @@ def test_every_belief_item_gets_a_verified_complement_on_the_other_side(profile:
         assert twin.meta["complement_of"] == original.id
         assert twin.meta["tom"] != original.meta["tom"]  # false belief <-> true belief
         assert verify_sample(twin).ok  # both verifiers derive the new gold
+
+
+def test_a_complement_is_a_target_exactly_when_its_belief_is_false():
+    """A true-belief story's complement holds a false belief: no marker may call it a control."""
+    samples = generate("tomi", seed=1, n=30, orders=(1, 2), controls=True)
+    made = [(s, c) for s in samples if (c := complement(s)) is not None]
+    broken = [c for s, c in made if s.meta["story_type"] == "true_belief"]
+    assert broken and all(c.meta["tom"] for c in broken)
+    for _, twin in made:
+        assert sample_role(twin) == ("target" if twin.meta["tom"] else "control"), twin.id

@@ -147,6 +147,9 @@ def _as_sample(
     )
     if "tom" in meta:
         meta["tom"] = false_belief
+    if false_belief and meta.get("story_type") == "true_belief":
+        # The story now holds a false belief: a role read from its markers must not say control.
+        meta["story_type"] = "false_belief" if len(spec.chain) == 1 else "second_order_false_belief"
     candidates = answer_candidates(story, spec)
     if len(candidates) >= 2 and gold in candidates:
         meta["candidates"] = candidates
