@@ -33,8 +33,8 @@ class EmbeddedServerSettings(Strict):
     block_size: int | None = Field(default=32, ge=1)
     """KV-cache block size in tokens (``--block-size``). The prefix cache reuses whole blocks
     only, and the CPU build's own 128 is longer than most ToM prompts: at 32, the options of an
-    item and the questions of a story share their context (2x log-prob scoring and
-    generation here, ``bench/logprob_scoring.py``). The CPU build needs a multiple of 32;
+    item and the questions of a story share their context (here 1.45x generation and 1.43x
+    log-prob scoring, ``bench/server_block_size.py``). The CPU build needs a multiple of 32;
     ``null``: vLLM's default."""
     enforce_eager: bool = True
     """Skip torch.compile: ready in ~30 s instead of ~110 s on CPU."""

@@ -208,11 +208,12 @@ class ContentClient:
     ) -> tuple[dict[str, Any], float]:
         started = time.perf_counter()
         self.stats.requests_sent += 1
-        url = f"{endpoint.base_url.removesuffix('/').removesuffix('/v1')}/{path}"
+        url = f"/{path}"
+        if path == "tokenize":  # beside /v1: an absolute URL, not one under the client's base
+            url = f"{endpoint.base_url.removesuffix('/').removesuffix('/v1')}/{path}"
         response = await endpoint.client.post(
-            url if path == "tokenize" else f"/{path}",
-            cast_to=object, body=body, options={"timeout": deadline_s},
-        )  # fmt: skip
+            url, cast_to=object, body=body, options={"timeout": deadline_s}
+        )
         latency = time.perf_counter() - started
         if not isinstance(response, dict):
             raise ServerError(f"{endpoint.base_url}/{path}: expected a JSON object in reply")
