@@ -99,6 +99,9 @@ class Config:
     """How the round trains (``train.method``); GRPO with ``train.grpo``'s defaults."""
     grpo_beta: float = 0.0
     """GRPO's KL weight to the starting model (``train.grpo.beta``; 0: no reference model)."""
+    grpo_learning_rate: float = 0.0
+    """GRPO's own peak learning rate (``train.grpo.learning_rate``; 0: ``learning_rate``, which
+    the SFT stage of ``sft-grpo`` keeps either way)."""
     grpo_prompts: Literal["all", "targets", "balanced"] = "all"
     """GRPO's prompts (``train.grpo.prompts``): every admitted sample, the targets only, or the
     targets and as many controls (true beliefs first)."""
@@ -148,6 +151,11 @@ CONFIGURATIONS: dict[str, Config] = {
     # GRPO after SFT on the false-belief targets only (the mix is mostly controls).
     "sft-grpo-targets": Config(method="sft-grpo", grpo_prompts="targets"),
     "sft-grpo-balanced": Config(method="sft-grpo", grpo_prompts="balanced"),
+    # ... anchored: a KL penalty to the SFT model and a policy-gradient learning rate (on the
+    # balanced mix at SFT's rate the policy drifted to one location heuristic or the other).
+    "sft-grpo-balanced-anchored": Config(
+        method="sft-grpo", grpo_prompts="balanced", grpo_beta=0.04, grpo_learning_rate=1e-5
+    ),
 }
 """Named configurations; the dev split chooses among them before the test split is read."""
 
@@ -330,7 +338,11 @@ def settings_yaml(
         },
         train={
             "method": config.method,
-            "grpo": {"beta": config.grpo_beta, "prompts": config.grpo_prompts},
+            "grpo": {
+                "beta": config.grpo_beta,
+                "prompts": config.grpo_prompts,
+                "learning_rate": config.grpo_learning_rate or None,
+            },
             "epochs": config.epochs,
             "steps": config.steps or None,
             "max_length": config.max_length,
@@ -355,21 +367,34 @@ def settings_yaml(
     return yaml.safe_dump(settings)
 
 
-def round_rows(run_dir: Path, k: int, held: dict[str, HeldoutSet]) -> list[dict[str, Any]]:
-    """Every held-out row of round ``k`` of one data seed's run."""
+def round_rows(
+    run_dir: Path, k: int, held: dict[str, HeldoutSet]
+) -> tuple[list[dict[str, Any]], dict[str, list[dict[str, Any]]] | None]:
+    """Every held-out row of round ``k`` of one data seed's run.
+
+    With an SFT stage measured on its own (``sft-grpo``), also its rows against the base
+    (``sft``) and the final model's against it (``grpo_vs_sft``), paired on the same items.
+    """
     exp = {
         "base": Experiment(run_dir / "round_1" / "heldout_before"),
         "previous": Experiment(run_dir / f"round_{k}" / "heldout_before"),
         "after": Experiment(run_dir / f"round_{k}" / "heldout_after"),
     }
-    rows = []
+    sft = run_dir / f"round_{k}" / "heldout_sft"
+    stage = Experiment(sft) if sft.is_dir() else None
+    rows: list[dict[str, Any]] = []
+    stage_rows: dict[str, list[dict[str, Any]]] = {"sft": [], "grpo_vs_sft": []}
     for samples_path in sorted(exp["after"].root.glob("*/samples.jsonl")):
         label = samples_path.parent.name
         source = label.removesuffix("_logprob")
         if source not in held:
             held[source] = HeldoutSet.read(samples_path)
         rows.extend(label_rows(held[source], label, exp["base"], exp["previous"], exp["after"]))
-    return rows
+        if stage is not None:
+            base = exp["base"]
+            stage_rows["sft"] += label_rows(held[source], label, base, base, stage)
+            stage_rows["grpo_vs_sft"] += label_rows(held[source], label, stage, stage, exp["after"])
+    return rows, stage_rows if stage is not None else None
 
 
 def run_seed(
@@ -388,10 +413,12 @@ def run_seed(
         record = manifest.round(k)
         trained = summary["trained"] or {}
         audit = (summary.get("admission_audit") or {}).get("admitted") or {}
+        rows, stage_rows = round_rows(result.run_dir, k, held)
         rounds.append(
             {
                 "round": k,
-                "rows": round_rows(result.run_dir, k, held),
+                "rows": rows,
+                "sft_stage": stage_rows,
                 "admitted": summary["filter"].get("admitted"),
                 "trained": {
                     key: trained.get(key)
@@ -504,12 +531,27 @@ def with_earlier_seeds(path: Path, result: dict[str, Any]) -> dict[str, Any]:
         | {"seeds": [seed["seed"] for seed in kept]},
     ]
     seeds = sorted([*kept, *result["seeds"]], key=lambda seed: seed["seed"])
-    return {**result, "earlier": reads, "seeds": seeds, "summary": last_round_summary(seeds)}
+    return {
+        **result,
+        "earlier": reads,
+        "seeds": seeds,
+        "summary": last_round_summary(seeds),
+        "sft_stage_summary": sft_stage_summary(seeds),
+    }
 
 
 def last_round_summary(seeds: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Each held-out row's lift in the last round, over the data seeds."""
     return across_seeds([seed["rounds"][-1]["rows"] for seed in seeds])
+
+
+def sft_stage_summary(seeds: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]] | None:
+    """The last round's SFT stage against the base, and GRPO against it, over the data seeds
+    (``None`` unless every seed measured its SFT stage)."""
+    stages = [seed["rounds"][-1].get("sft_stage") for seed in seeds]
+    if not stages or any(stage is None for stage in stages):
+        return None
+    return {key: across_seeds([stage[key] for stage in stages]) for key in ("sft", "grpo_vs_sft")}
 
 
 def _now() -> str:
@@ -544,8 +586,28 @@ def render(result: dict[str, Any]) -> str:
                 *_validation_lines(trained.get("validation")),
                 *render_rows(entry["rows"]),
             ]
+            if entry.get("sft_stage"):
+                lines += [
+                    "",
+                    "-- the SFT stage against the base",
+                    *render_rows(entry["sft_stage"]["sft"]),
+                ]
+                lines += [
+                    "",
+                    "-- the GRPO stage against the SFT stage (base% is the SFT stage's)",
+                    *render_rows(entry["sft_stage"]["grpo_vs_sft"]),
+                ]
     lines += ["", f"== mean over data seeds, round {result['config']['rounds']}, vs base"]
     lines += render_summary(result["summary"])
+    stages = result.get("sft_stage_summary")
+    if stages:
+        lines += [
+            "",
+            "== mean over data seeds: the SFT stage vs base",
+            *render_summary(stages["sft"]),
+        ]
+        lines += ["", "== mean over data seeds: GRPO stage minus SFT stage (paired per seed)"]
+        lines += render_summary(stages["grpo_vs_sft"])
     return "\n".join(lines) + "\n"
 
 
@@ -624,6 +686,7 @@ def main() -> None:
         "seconds": round(time.perf_counter() - started, 1),
         "seeds": seeds,
         "summary": last_round_summary(seeds),
+        "sft_stage_summary": sft_stage_summary(seeds),
     }
     stem = args.out / f"lift_{args.split}_{name}"
     if args.seeds:

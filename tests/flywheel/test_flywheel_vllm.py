@@ -232,6 +232,7 @@ def test_a_round_with_training_reports_the_held_out_lift(vllm_base_url, tmp_path
         "fresh",
         "heldout_before",
         "train",
+        "heldout_sft",
         "heldout_after",
     ]
     # Fresh stories: new samples of the round's plan, filtered into a set of their own and
@@ -257,6 +258,15 @@ def test_a_round_with_training_reports_the_held_out_lift(vllm_base_url, tmp_path
     assert trained["weights_sha256"] == weights_sha256(Path(trained["model_dir"]))
     assert (Path(trained["model_dir"]) / "config.json").exists()
     assert stages["heldout_after"].outputs["model"] == trained["served_name"]
+    # the SFT stage is measured under its own fingerprinted name, and GRPO's lift over it kept
+    sft_stage = trained["sft_stage"]
+    assert sft_stage["weights_sha256"] == weights_sha256(Path(trained["model_dir"] + ".sft"))
+    assert (
+        sft_stage["served_name"]
+        == f"smollm2-135m-instruct-t-r1-sft-{sft_stage['weights_sha256'][:12]}"
+    )
+    assert stages["heldout_sft"].outputs["model"] == sft_stage["served_name"]
+    assert set(result.rounds[0]["lift_vs_sft_stage"]) == {"tomi_heldout", "tomi_heldout_logprob"}
     lift = result.rounds[0]["lift"]
     assert set(lift) == {"tomi_heldout", "tomi_heldout_logprob"}
     for entry in lift.values():

@@ -177,6 +177,14 @@ def test_the_default_learning_rate_depends_on_lora():
     assert TrainSettings(learning_rate=1e-3).effective_learning_rate() == 1e-3
 
 
+def test_grpo_has_its_own_learning_rate():
+    # GRPO's rate applies to GRPO runs only: sft-grpo's SFT stage keeps train's
+    grpo_rate = {"learning_rate": 1e-3, "grpo": {"learning_rate": 1e-5}}
+    assert TrainSettings(method="grpo", **grpo_rate).effective_learning_rate() == 1e-5
+    assert TrainSettings(method="sft", **grpo_rate).effective_learning_rate() == 1e-3
+    assert TrainSettings(method="sft-grpo", **grpo_rate).effective_learning_rate() == 1e-3
+
+
 def test_a_misspelt_setting_is_rejected():
     with pytest.raises(ValueError, match="extra"):
         TrainSettings.model_validate({"batchsize": 4})

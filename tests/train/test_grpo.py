@@ -84,7 +84,8 @@ def test_a_step_must_take_whole_groups():
 def test_sft_then_grpo_trains_grpo_from_the_sft_model_and_keeps_a_finished_sft(
     tmp_path, tiny_model, data_file
 ):
-    settings = SETTINGS.model_copy(update={"method": "sft-grpo", "steps": 2})
+    grpo = SETTINGS.grpo.model_copy(update={"learning_rate": 1e-3})
+    settings = SETTINGS.model_copy(update={"method": "sft-grpo", "steps": 2, "grpo": grpo})
     out = tmp_path / "model"
     result = train_model(
         data_file, base=tiny_model, out=out, settings=settings, eval_settings=EvalSettings()
@@ -92,6 +93,9 @@ def test_sft_then_grpo_trains_grpo_from_the_sft_model_and_keeps_a_finished_sft(
     sft = json.loads((tmp_path / "model.sft" / MANIFEST_NAME).read_text(encoding="utf-8"))
     assert sft["method"] == "sft" and sft["steps"] == 2
     assert result.manifest["method"] == "grpo" and len(result.rewards) == 2
+    # each stage at its own rate (constant schedule): SFT at train's, GRPO at grpo's
+    assert sft["learning_rate"] == 3e-3
+    assert result.learning_rates == [pytest.approx(1e-3)] * 2
     assert result.manifest["base_model"] == str((tmp_path / "model.sft").resolve())
 
     stamp = (tmp_path / "model.sft" / MANIFEST_NAME).stat().st_mtime_ns

@@ -48,6 +48,9 @@ class GrpoSettings(BaseModel):
     """Sampling temperature of the replies."""
     beta: float = Field(default=0.0, ge=0.0)
     """Weight of the KL penalty to the starting model (0: none, and no reference model)."""
+    learning_rate: float | None = Field(default=None, gt=0.0)
+    """GRPO's peak learning rate (``None``: ``train.learning_rate``). In ``sft-grpo`` the SFT
+    stage keeps ``train.learning_rate``; policy-gradient recipes run several times lower."""
     prompts: Literal["all", "targets", "balanced"] = "all"
     """Which samples GRPO prompts with: ``all``; ``targets``, the false-belief questions only
     (``audit.sample_role``); or ``balanced``, the targets and as many controls, true beliefs
@@ -179,7 +182,12 @@ class TrainSettings(BaseModel):
         return self.validation_every or max(1, steps // 10)
 
     def effective_learning_rate(self) -> float:
-        """The peak learning rate, with the default that fits full or LoRA fine-tuning."""
+        """The peak learning rate, with the default that fits full or LoRA fine-tuning.
+
+        A GRPO run (and the GRPO stage of ``sft-grpo``) takes ``grpo.learning_rate`` when set.
+        """
+        if self.method == "grpo" and self.grpo.learning_rate is not None:
+            return self.grpo.learning_rate
         if self.learning_rate is not None:
             return self.learning_rate
         return DEFAULT_LORA_LR if self.lora.enabled else DEFAULT_FULL_LR

@@ -12,7 +12,14 @@ from pydantic import BaseModel, ConfigDict, Field
 from tomflywheel._io import atomic_write_json
 
 StageName = Literal[
-    "evaluate", "feedback", "filter", "fresh", "heldout_before", "train", "heldout_after"
+    "evaluate",
+    "feedback",
+    "filter",
+    "fresh",
+    "heldout_before",
+    "train",
+    "heldout_sft",
+    "heldout_after",
 ]
 MANIFEST = "manifest.json"
 

@@ -49,7 +49,7 @@ from tomflywheel.llm import ensure_default_model, shared_servers
 from tomflywheel.progress import ProgressFactory
 from tomflywheel.report import write_experiment_report, write_run_report
 from tomflywheel.tracking import open_tracker, scalars
-from tomflywheel.train import train_model, weights_sha256
+from tomflywheel.train import sft_stage_dir, train_model, weights_sha256
 
 logger = logging.getLogger(__name__)
 
@@ -71,12 +71,13 @@ def round_scalars(summary: dict[str, Any]) -> dict[str, float]:
     """What a round logs for tracking: accuracy per dataset and the lift.
 
     ``lift/...``: the round's model against the one it started from; ``lift_vs_base/...``:
-    against the base model.
+    against the base model; ``lift_vs_sft_stage/...`` (``sft-grpo``): against its SFT stage.
     """
     return {
         **scalars(summary.get("accuracy"), "accuracy", skip=frozenset({"usage"})),
         **scalars(summary.get("lift"), "lift"),
         **scalars(summary.get("lift_vs_base"), "lift_vs_base"),
+        **scalars(summary.get("lift_vs_sft_stage"), "lift_vs_sft_stage"),
     }
 
 
@@ -301,6 +302,14 @@ class _Runner:
             # never answer for another training that reused this run id
             weights = weights_sha256(out)
             name = f"{served_model(self.settings)}-{self.manifest.run_id}-r{k}-{weights[:12]}"
+            if settings.train.method == "sft-grpo":  # the SFT stage is measured on its own
+                first = sft_stage_dir(out)
+                sft_weights = weights_sha256(first)
+                sft_stage = {
+                    "model_dir": str(first),
+                    "served_name": f"{name.removesuffix(weights[:12])}sft-{sft_weights[:12]}",
+                    "weights_sha256": sft_weights,
+                }
             outputs = {
                 "model_dir": str(out),
                 "served_name": name,
@@ -324,9 +333,17 @@ class _Runner:
                 "validation": result.manifest.get("validation"),
                 "seconds": round(result.seconds, 1),
             }
+            if settings.train.method == "sft-grpo":
+                outputs["sft_stage"] = sft_stage
             return outputs, {}
 
         trained = self.stage(k, "train", train)
+        sft_stage = trained.outputs.get("sft_stage")
+        if sft_stage is not None:  # how much of the lift was SFT's, paired on the same items
+            stage_model = with_model(
+                settings, Path(sft_stage["model_dir"]), sft_stage["served_name"]
+            )
+            self.stage(k, "heldout_sft", measure(stage_model, "heldout_sft"))
         after = with_model(
             settings, Path(trained.outputs["model_dir"]), trained.outputs["served_name"]
         )

@@ -162,7 +162,8 @@ def round_summary(
     """Everything the round did, from its artifacts and the manifest's stage records.
 
     ``lift`` compares the held-out sets after training with the model the round started from
-    (the previous round's); ``lift_vs_base`` (rounds after the first) with the base model.
+    (the previous round's); ``lift_vs_base`` (rounds after the first) with the base model;
+    ``lift_vs_sft_stage`` (``sft-grpo``) with the round's own SFT stage.
 
     Args:
         record: The round's stages in the manifest.
@@ -214,6 +215,12 @@ def round_summary(
         if after and base_heldout is not None and record.round > 1
         else None
     )
+    sft_stage = stages.get("heldout_sft")  # sft-grpo: what GRPO added to its SFT stage
+    vs_sft_stage = (
+        compare(Path(sft_stage.outputs["exp_dir"]), Path(after.outputs["exp_dir"]))
+        if sft_stage and after
+        else None
+    )
     trained = stages.get("train")
     summary = {
         "round": record.round,
@@ -223,6 +230,7 @@ def round_summary(
         "trained": trained.outputs if trained else None,
         "lift": lift,
         "lift_vs_base": vs_base,
+        "lift_vs_sft_stage": vs_sft_stage,
         "accuracy": accuracy,
         "error_profile": {
             k: profile.get(k)

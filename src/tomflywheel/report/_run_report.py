@@ -248,12 +248,17 @@ def lift_rows(rounds: Sequence[dict[str, Any]]) -> list[tuple[Any, ...]]:
     """(round, dataset, part, n, before %, after %, lift points, note) for every held-out set.
 
     A round's lift is against the model it started from (the previous round's); rounds after
-    the first add rows against the base model (``part`` ends in ``vs base``). The paired
+    the first add rows against the base model (``part`` ends in ``vs base``), and ``sft-grpo``
+    rounds rows against their SFT stage (``vs SFT stage``: what GRPO added). The paired
     interval, clustered by story, follows the lift where the summary has it.
     """
     rows = []
     for summary in rounds:
-        for key, suffix in (("lift", ""), ("lift_vs_base", " vs base")):
+        for key, suffix in (
+            ("lift", ""),
+            ("lift_vs_base", " vs base"),
+            ("lift_vs_sft_stage", " vs SFT stage"),
+        ):
             for dataset, entry in (summary.get(key) or {}).items():
                 for part in ("all", "targets", "controls"):
                     before, after = entry["before"][part], entry["after"][part]

@@ -30,7 +30,7 @@ def _model_of(root: Path) -> str:
     return str(llm.get("model") or "?")
 
 
-_RUN_EXPERIMENTS = ("eval", "heldout_before", "heldout_after")
+_RUN_EXPERIMENTS = ("eval", "heldout_before", "heldout_sft", "heldout_after")
 """The experiment folders of a flywheel round, in the order they run."""
 
 

@@ -2,11 +2,10 @@
 
 Public API: ``train_model`` (one run: data + base folder in, servable folder out), its settings
 (``TrainSettings``, ``LoraSettings``) and result (``TrainResult``), the data helpers the run
-uses (``build_examples``, ``encode_messages``, ``batch_order``,
-``curriculum_stages``), and ``weights_sha256`` (a
-folder's weights fingerprint). Training itself is TRL's ``SFTTrainer`` (PEFT for LoRA,
-Accelerate for several processes); torch, transformers, TRL and peft are imported only when a
-run starts.
+uses (``build_examples``, ``encode_messages``, ``batch_order``, ``curriculum_stages``),
+``weights_sha256`` (a folder's weights fingerprint) and ``sft_stage_dir`` (where ``sft-grpo``
+keeps its SFT model). Training itself is TRL's ``SFTTrainer`` (PEFT for LoRA, Accelerate for
+several processes); torch, transformers, TRL and peft are imported only when a run starts.
 """
 
 from tomflywheel.config import LoraSettings, TrainSettings
@@ -22,7 +21,13 @@ from tomflywheel.train._data import (
     total_steps,
 )
 from tomflywheel.train._model import MANIFEST_NAME
-from tomflywheel.train._sft import TrainProgress, TrainResult, train_model, weights_sha256
+from tomflywheel.train._sft import (
+    TrainProgress,
+    TrainResult,
+    sft_stage_dir,
+    train_model,
+    weights_sha256,
+)
 
 __all__ = [
     "IGNORE_INDEX",
@@ -38,6 +43,7 @@ __all__ = [
     "curriculum_stages",
     "encode_messages",
     "sample_messages",
+    "sft_stage_dir",
     "total_steps",
     "train_model",
     "weights_sha256",

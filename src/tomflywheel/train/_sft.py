@@ -296,6 +296,11 @@ def train_model(
     return _result(Path(out), manifest, seconds=time.monotonic() - started)
 
 
+def sft_stage_dir(out: Path) -> Path:
+    """Where ``sft-grpo`` writes its SFT stage's model, beside the final ``out``."""
+    return Path(out).with_name(Path(out).name + ".sft")
+
+
 def _sft_then_grpo(
     data: Path,
     *,
@@ -312,7 +317,7 @@ def _sft_then_grpo(
     A finished SFT stage of the same data and settings is kept, so a rerun after a kill goes
     straight on with GRPO (which resumes from its own checkpoints).
     """
-    first = Path(out).with_name(Path(out).name + ".sft")
+    first = sft_stage_dir(out)
     sft = settings.model_copy(update={"method": "sft"})
     manifest_path = first / MANIFEST_NAME
     done = manifest_path.exists() and _same_run(
