@@ -8,6 +8,8 @@ paired interval, and the mean over seeds where there are several. A second table
 configuration against ``--against`` (the default) on the data seeds both measured: per seed, the
 difference of the last rounds' lifts (the same seed slice, synthesis and held-out set, so the
 difference is paired by seed), and with several seeds their mean with a t interval over seeds.
+A third table, for ``sft-grpo`` runs that measured their SFT stage, gives the GRPO stage minus
+that stage: the same admitted data and SFT weights, so paired item by item.
 Nothing else is computed: the figures are the experiment files' own. The tables go to
 ``<results>/lift_<split>_comparison.txt`` under the command and commit.
 
@@ -70,13 +72,20 @@ def _wanted(split: str) -> list[tuple[str, str, str]]:
     return [(label.format(split=split), part, column) for label, part, column in PARTS]
 
 
-def rows_of(experiment: dict[str, Any], split: str) -> list[list[str]]:
-    """One line per data seed and round: the configuration, seed, round, steps and the cells."""
+def rows_of(experiment: dict[str, Any], split: str, *, stage: str | None = None) -> list[list[str]]:
+    """One line per data seed and round: the configuration, seed, round, steps and the cells.
+
+    ``stage`` (``grpo_vs_sft``): the rows of a round's SFT stage table instead, for the rounds
+    that measured one.
+    """
     wanted = _wanted(split)
     lines = []
     for seed in experiment["seeds"]:
         for round_ in seed["rounds"]:
-            by_part = {(row["set"], row["part"]): row for row in round_["rows"]}
+            if stage is not None and not round_.get("sft_stage"):
+                continue
+            rows = round_["rows"] if stage is None else round_["sft_stage"][stage]
+            by_part = {(row["set"], row["part"]): row for row in rows}
             lines.append(
                 [
                     experiment["name"],
@@ -89,11 +98,14 @@ def rows_of(experiment: dict[str, Any], split: str) -> list[list[str]]:
     return lines
 
 
-def mean_row(experiment: dict[str, Any], split: str) -> list[str] | None:
+def mean_row(
+    experiment: dict[str, Any], split: str, *, stage: str | None = None
+) -> list[str] | None:
     """The last round's mean over data seeds (with its t interval), when there are several."""
-    if experiment["data_seeds"] < 2:
+    rows = experiment["summary"] if stage is None else experiment["sft_stage_summary"][stage]
+    if experiment["data_seeds"] < 2 or len(experiment["seeds"]) < 2:
         return None
-    summary = {(row["set"], row["part"]): row for row in experiment["summary"]}
+    summary = {(row["set"], row["part"]): row for row in rows}
     cells = []
     for label, part, _ in _wanted(split):
         row = summary.get((label, part))
@@ -201,6 +213,18 @@ def main() -> None:
             print(f"last round's lift minus {args.against}'s on the same data seed (pts);")
             print("mean: over the shared data seeds, t interval")
             print(render(versus, ["configuration", "seed", *(c for _, _, c in PARTS)]))
+            print()
+        staged = [e for e in found if e.get("sft_stage_summary")]
+        if staged:
+            table = []
+            for experiment in staged:
+                table += rows_of(experiment, args.split, stage="grpo_vs_sft")
+                mean = mean_row(experiment, args.split, stage="grpo_vs_sft")
+                if mean is not None:
+                    table.append(mean)
+            print("sft-grpo: the GRPO stage minus its own SFT stage, paired on the same items")
+            print("(the same admitted data and SFT weights; 95% interval clustered by story)")
+            print(render(table, header))
             print()
         for experiment in found:
             config = json.dumps(experiment["config"])

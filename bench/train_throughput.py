@@ -9,7 +9,10 @@ run twice, in mirrored order. Arms:
   scores every position (its compact path needs Triton);
 - ``trainer-foreach``: the project's trainer, which projects only the positions that carry
   loss, with AdamW's per-tensor (foreach) kernels as before ``train.fused_optimizer``;
-- ``trainer``: the same with the fused AdamW kernel (the default).
+- ``trainer``: the same with the fused AdamW kernel (the default);
+- ``trainer-bf16``: the same under bf16 autocast (``train.precision: bf16-mixed``; weights,
+  gradients and optimizer stay float32). Fast on a CPU with native bf16 (``avx512_bf16`` or
+  AMX), where oneDNN runs the matmuls in bf16; the loss curve shows what the rounding costs.
 
 Prints tokens/s (non-padding tokens through the forward pass / training seconds, loading and
 saving excluded), the padding share, peak RSS, the loss curves, and each arm's ratio to the loop
@@ -18,6 +21,7 @@ sizes: ToMi-like samples (~110 tokens) and Hi-ToM-like (~600).
 
     python bench/train_throughput.py                      # both sizes, 8 steps of batch 8
     python bench/train_throughput.py --steps 4 --batch-size 4 --sizes tomi --out /tmp/t.txt
+    python bench/train_throughput.py --sizes tomi --arms loop,trainer,trainer-bf16
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import resource
 import subprocess
 import sys
@@ -36,11 +41,11 @@ from provenance import recorded
 from tomflywheel._io import write_jsonl_atomic
 from tomflywheel._rng import rng_for, stable_seed
 from tomflywheel.config import EvalSettings, TrainSettings
-from tomflywheel.llm import ensure_default_model
+from tomflywheel.llm import ensure_default_model, native_bf16_flags
 from tomflywheel.schema import Answer, Sample, read_samples
 from tomflywheel.train import IGNORE_INDEX, batch_order, build_examples
 
-ARMS = ("loop", "trl-fused", "trainer-foreach", "trainer")
+ARMS = ("loop", "trl-fused", "trainer-foreach", "trainer", "trainer-bf16")
 ROOT = Path(__file__).resolve().parents[1]
 AGENTS = ["Sally", "Anne", "Jack", "Mia", "Noah", "Liam", "Emma", "Olivia"]
 OBJECTS = ["ball", "apple", "key", "book", "hat", "cup"]
@@ -174,6 +179,8 @@ def worker(arm: str, data: Path, base: Path, settings: TrainSettings) -> dict:
     model = load_model(base)
     if arm == "trainer-foreach":
         settings = settings.model_copy(update={"fused_optimizer": False})
+    if arm == "trainer-bf16":
+        settings = settings.model_copy(update={"precision": "bf16-mixed"})
     if arm == "loop":
         started = time.perf_counter()
         losses = old_train_loop(model, examples, settings, int(tokenizer.pad_token_id))
@@ -209,6 +216,12 @@ def main() -> None:
     parser.add_argument("--batch-size", type=int, default=8)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--sizes", default="tomi,hitom")
+    parser.add_argument(
+        "--arms",
+        type=lambda text: tuple(text.split(",")),
+        default=ARMS,
+        help=f"comma-separated, the first one the reference (default: {','.join(ARMS)})",
+    )
     parser.add_argument("--out", type=Path, default=ROOT / "bench/results/train_throughput.txt")
     parser.add_argument("--worker", choices=ARMS, help=argparse.SUPPRESS)
     parser.add_argument("--data", type=Path, help=argparse.SUPPRESS)
@@ -221,18 +234,25 @@ def main() -> None:
     if args.worker:
         print(json.dumps(worker(args.worker, args.data, base, settings)))
         return
+    unknown = set(args.arms) - set(ARMS)
+    if unknown:
+        sys.exit(f"--arms: unknown {', '.join(sorted(unknown))}; arms: {', '.join(ARMS)}")
     title = (
         "fine-tuning throughput: plain loop vs TRL's fused head vs the project's trainer"
-        " (per-tensor and fused AdamW)"
+        " (per-tensor and fused AdamW, fp32 and bf16 autocast)"
     )
     with recorded(args.out, title):
+        flags = native_bf16_flags()
         print(
             f"steps {args.steps}, batch {args.batch_size}, threads {args.threads}; "
-            "arms run in mirrored order, each in its own process"
+            "arms run in mirrored order, each in its own process; "
+            f"load average before {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs; "
+            f"native bf16 flags: {', '.join(sorted(flags)) or 'none'}"
         )
         with tempfile.TemporaryDirectory() as tmp:
             for size in args.sizes.split(","):
-                print("\n".join(report(size, measure(size, Path(tmp), args))), flush=True)
+                runs = measure(size, Path(tmp), args)
+                print("\n".join(report(size, runs, args.arms)), flush=True)
 
 
 def measure(size: str, tmp: Path, args: argparse.Namespace) -> list[dict]:
@@ -241,7 +261,7 @@ def measure(size: str, tmp: Path, args: argparse.Namespace) -> list[dict]:
     n = max(16, args.steps * args.batch_size)
     write_jsonl_atomic(data, samples(n, filler=0 if size == "tomi" else 40))
     runs = []
-    for arm in (*ARMS, *reversed(ARMS)):
+    for arm in (*args.arms, *reversed(args.arms)):
         done = subprocess.run(
             [sys.executable, __file__, "--worker", arm, "--data", str(data),
              "--steps", str(args.steps), "--batch-size", str(args.batch_size),
@@ -252,10 +272,10 @@ def measure(size: str, tmp: Path, args: argparse.Namespace) -> list[dict]:
     return runs
 
 
-def report(size: str, runs: list[dict]) -> list[str]:
-    """One line per run, then each arm's mean tokens/s and its ratio to the plain loop."""
+def report(size: str, runs: list[dict], arms: tuple[str, ...]) -> list[str]:
+    """One line per run, then each arm's mean tokens/s and its ratio to the first arm's."""
     lines = []
-    rates: dict[str, list[float]] = {arm: [] for arm in ARMS}
+    rates: dict[str, list[float]] = {arm: [] for arm in arms}
     for run in runs:
         rates[run["arm"]].append(run["tokens"] / run["seconds"])
         lines.append(
@@ -265,9 +285,10 @@ def report(size: str, runs: list[dict]) -> list[str]:
             + " ".join(f"{loss:.4f}" for loss in run["losses"])
         )
     mean = {arm: sum(values) / len(values) for arm, values in rates.items()}
+    first = arms[0]
     lines.append(
         f"{size:6} mean tok/s "
-        + ", ".join(f"{a} {mean[a]:.1f} (x{mean[a] / mean['loop']:.2f} of loop)" for a in ARMS)
+        + ", ".join(f"{a} {mean[a]:.1f} (x{mean[a] / mean[first]:.2f} of {first})" for a in arms)
     )
     return lines
 

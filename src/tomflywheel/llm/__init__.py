@@ -32,6 +32,7 @@ from tomflywheel.llm._server import (
     ensure_default_model,
     free_port,
     llm_endpoint,
+    native_bf16_flags,
     shared_servers,
 )
 from tomflywheel.llm._stats import UsageStats
@@ -61,6 +62,7 @@ __all__ = [
     "first_token",
     "free_port",
     "llm_endpoint",
+    "native_bf16_flags",
     "preflight",
     "request_key",
     "run_batch",

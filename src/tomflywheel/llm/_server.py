@@ -52,6 +52,11 @@ def cpu_flags(cpuinfo: Path = Path("/proc/cpuinfo")) -> set[str]:
     return set()
 
 
+def native_bf16_flags() -> set[str]:
+    """Which of ``NATIVE_BF16_FLAGS`` this processor has (empty: bf16 matmuls are emulated)."""
+    return NATIVE_BF16_FLAGS & cpu_flags()
+
+
 def server_dtype(setting: str, *, cpu_build: bool, flags: Collection[str]) -> str | None:
     """The ``--dtype`` to pass (``None``: the model's own).
 
