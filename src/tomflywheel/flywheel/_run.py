@@ -301,15 +301,8 @@ class _Runner:
             # the weights' fingerprint in the name: a request cache keyed by model name must
             # never answer for another training that reused this run id
             weights = weights_sha256(out)
-            name = f"{served_model(self.settings)}-{self.manifest.run_id}-r{k}-{weights[:12]}"
-            if settings.train.method == "sft-grpo":  # the SFT stage is measured on its own
-                first = sft_stage_dir(out)
-                sft_weights = weights_sha256(first)
-                sft_stage = {
-                    "model_dir": str(first),
-                    "served_name": f"{name.removesuffix(weights[:12])}sft-{sft_weights[:12]}",
-                    "weights_sha256": sft_weights,
-                }
+            prefix = f"{served_model(self.settings)}-{self.manifest.run_id}-r{k}"
+            name = f"{prefix}-{weights[:12]}"
             outputs = {
                 "model_dir": str(out),
                 "served_name": name,
@@ -333,8 +326,14 @@ class _Runner:
                 "validation": result.manifest.get("validation"),
                 "seconds": round(result.seconds, 1),
             }
-            if settings.train.method == "sft-grpo":
-                outputs["sft_stage"] = sft_stage
+            if settings.train.method == "sft-grpo":  # the SFT stage is measured on its own
+                first = sft_stage_dir(out)
+                sft_weights = weights_sha256(first)
+                outputs["sft_stage"] = {
+                    "model_dir": str(first),
+                    "served_name": f"{prefix}-sft-{sft_weights[:12]}",
+                    "weights_sha256": sft_weights,
+                }
             return outputs, {}
 
         trained = self.stage(k, "train", train)
