@@ -18,32 +18,22 @@ import argparse
 from pathlib import Path
 
 from provenance import recorded
+from tomflywheel._rng import stable_seed
 from tomflywheel.config import EvalSettings
 from tomflywheel.llm import ensure_default_model, native_bf16_flags
-from tomflywheel.train import IGNORE_INDEX, build_examples
-from train_throughput import samples
+from tomflywheel.train import build_examples
+from train_throughput import old_collate, samples
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def batch(tokenizer, n: int) -> dict:
     """``n`` of the throughput bench's ToMi-style samples, padded into one batch."""
-    import torch
-
     examples = build_examples(
         samples(n, filler=0), tokenizer, EvalSettings(), rationale=False, max_length=2048,
         source="bench",
     ).examples  # fmt: skip
-    width = max(len(e.input_ids) for e in examples)
-    ids = torch.full((n, width), int(tokenizer.pad_token_id))
-    labels = torch.full((n, width), IGNORE_INDEX)
-    mask = torch.zeros((n, width), dtype=torch.long)
-    for row, example in enumerate(examples):
-        size = len(example.input_ids)
-        ids[row, :size] = torch.tensor(example.input_ids)
-        labels[row, :size] = torch.tensor(example.labels)
-        mask[row, :size] = 1
-    return {"input_ids": ids, "attention_mask": mask, "labels": labels}
+    return old_collate(examples, int(tokenizer.pad_token_id))
 
 
 def gradient(model, inputs: dict, *, bf16: bool):
@@ -93,7 +83,9 @@ def main() -> None:
         )
         weights = torch.cat([p.detach().flatten() for p in model.parameters()])
         exact = float((weights == weights.bfloat16().float()).double().mean())
-        step = args.lr * torch.where(torch.rand_like(weights) < 0.5, -1.0, 1.0)
+        directions = torch.Generator().manual_seed(stable_seed("bench-bf16-step", 0) % 2**32)
+        signs = torch.rand(weights.shape, generator=directions) < 0.5
+        step = args.lr * torch.where(signs, -1.0, 1.0)
         moved = float(((weights + step).bfloat16() != weights.bfloat16()).double().mean())
         print(
             f"weights {weights.numel():,}: exactly bf16 {exact:.2%}; "
