@@ -12,16 +12,25 @@ run twice, in mirrored order. Arms:
 - ``trainer``: the same with the fused AdamW kernel (the default);
 - ``trainer-bf16``: the same under bf16 autocast (``train.precision: bf16-mixed``; weights,
   gradients and optimizer stay float32). Fast on a CPU with native bf16 (``avx512_bf16`` or
-  AMX), where oneDNN runs the matmuls in bf16; the loss curve shows what the rounding costs.
+  AMX), where oneDNN runs the matmuls in bf16; the loss curve shows what the rounding costs;
+- ``lora`` / ``lora-bf16``: LoRA (``train.lora``, its default rank and learning rate) in fp32
+  and under bf16 autocast. The base weights get no gradient, and the adapters' updates are
+  large against their own size, so bf16's coarse steps cost them less than a full fine-tune.
 
 Prints tokens/s (non-padding tokens through the forward pass / training seconds, loading and
-saving excluded), the padding share, peak RSS, the loss curves, and each arm's ratio to the loop
-(goal >= 1.0); writes ``bench/results/train_throughput.txt`` with the command and commit. Two
-sizes: ToMi-like samples (~110 tokens) and Hi-ToM-like (~600).
+saving excluded), the padding share, peak RSS, the loss curves, the trained model's loss on
+held-out samples (float32, the same for every arm: how much each arm learned, not just how
+fast), and each arm's ratio to the first arm (goal >= 1.0 for the trainer against the loop);
+writes ``bench/results/train_throughput.txt`` with the command and commit. Sizes: ToMi-like
+template samples (``tomi``, ~110 tokens), Hi-ToM-like ones (``hitom``, ~600), and the engine's
+ToMi-style stories with all their question types (``engine``: what a round trains on; its
+held-out samples are other stories).
 
     python bench/train_throughput.py                      # both sizes, 8 steps of batch 8
     python bench/train_throughput.py --steps 4 --batch-size 4 --sizes tomi --out /tmp/t.txt
     python bench/train_throughput.py --sizes tomi --arms loop,trainer,trainer-bf16
+    python bench/train_throughput.py --sizes engine --steps 46 \
+        --arms trainer,trainer-bf16,lora,lora-bf16
 """
 
 from __future__ import annotations
@@ -40,22 +49,24 @@ from pathlib import Path
 from provenance import recorded
 from tomflywheel._io import write_jsonl_atomic
 from tomflywheel._rng import rng_for, stable_seed
-from tomflywheel.config import EvalSettings, TrainSettings
+from tomflywheel.config import DEFAULT_LORA_LR, EvalSettings, LoraSettings, TrainSettings
 from tomflywheel.llm import ensure_default_model, native_bf16_flags
 from tomflywheel.schema import Answer, Sample, read_samples
 from tomflywheel.train import IGNORE_INDEX, batch_order, build_examples
+from tomflywheel.world import generate
 
-ARMS = ("loop", "trl-fused", "trainer-foreach", "trainer", "trainer-bf16")
+ARMS = ("loop", "trl-fused", "trainer-foreach", "trainer", "trainer-bf16", "lora", "lora-bf16")
+SIZES = ("tomi", "hitom", "engine")
 ROOT = Path(__file__).resolve().parents[1]
 AGENTS = ["Sally", "Anne", "Jack", "Mia", "Noah", "Liam", "Emma", "Olivia"]
 OBJECTS = ["ball", "apple", "key", "book", "hat", "cup"]
 PLACES = ["basket", "box", "drawer", "cupboard", "bag", "suitcase"]
 
 
-def samples(n: int, *, filler: int) -> list[Sample]:
+def samples(n: int, *, filler: int, first: int = 0) -> list[Sample]:
     """False-belief stories; ``filler`` extra distractor sentences make Hi-ToM-sized ones."""
     out = []
-    for i in range(n):
+    for i in range(first, first + n):
         rng = rng_for("bench-train-samples", i)
         a, b = rng.sample(AGENTS, 2)
         thing = rng.choice(OBJECTS)
@@ -153,10 +164,45 @@ def old_train_loop(model, examples, settings: TrainSettings, pad_id: int) -> lis
     return losses
 
 
-# ---------------------------------------------------------------- the two arms
+def heldout_loss(model, examples, pad_id: int, batch_size: int = 8) -> float:
+    """Mean loss per target token on ``examples``, in float32 without autocast."""
+    import torch
+
+    model.eval()
+    summed, count = 0.0, 0
+    with torch.no_grad():
+        for start in range(0, len(examples), batch_size):
+            batch = examples[start : start + batch_size]
+            summed += float(old_micro_batch_loss(model, old_collate(batch, pad_id)))
+            count += sum(sum(x != IGNORE_INDEX for x in e.labels[1:]) for e in batch)
+    return summed / max(1, count)
 
 
-def worker(arm: str, data: Path, base: Path, settings: TrainSettings) -> dict:
+# ---------------------------------------------------------------- the arms
+
+
+def arm_settings(arm: str, settings: TrainSettings) -> TrainSettings:
+    """What the arm changes in the shared settings."""
+    update: dict = {}
+    if arm == "trainer-foreach":
+        update["fused_optimizer"] = False
+    if arm.endswith("-bf16"):
+        update["precision"] = "bf16-mixed"
+    if arm.startswith("lora"):
+        update["lora"] = LoraSettings(enabled=True)
+        update["learning_rate"] = DEFAULT_LORA_LR
+    return settings.model_copy(update=update)
+
+
+def tokenized(path: Path, tokenizer, settings: TrainSettings) -> list:
+    """The training examples of a JSONL file of samples."""
+    return build_examples(
+        list(read_samples(path)), tokenizer, EvalSettings(), rationale=False,
+        max_length=settings.max_length, source=path,
+    ).examples  # fmt: skip
+
+
+def worker(arm: str, data: Path, heldout: Path, base: Path, settings: TrainSettings) -> dict:
     import torch
 
     from tomflywheel.train._model import load_model, load_tokenizer, resolve_placement
@@ -164,10 +210,7 @@ def worker(arm: str, data: Path, base: Path, settings: TrainSettings) -> dict:
 
     torch.set_num_threads(settings.threads or torch.get_num_threads())
     tokenizer = load_tokenizer(base)
-    examples = build_examples(
-        list(read_samples(data)), tokenizer, EvalSettings(), rationale=False,
-        max_length=settings.max_length, source=data,
-    ).examples  # fmt: skip
+    examples, held = (tokenized(path, tokenizer, settings) for path in (data, heldout))
     order = SeededOrder(
         len(examples), batch_size=settings.batch_size, n_batches=settings.steps, seed=settings.seed
     )
@@ -177,14 +220,13 @@ def worker(arm: str, data: Path, base: Path, settings: TrainSettings) -> dict:
     )
     torch.manual_seed(stable_seed("train-torch", settings.seed) % 2**32)
     model = load_model(base)
-    if arm == "trainer-foreach":
-        settings = settings.model_copy(update={"fused_optimizer": False})
-    if arm == "trainer-bf16":
-        settings = settings.model_copy(update={"precision": "bf16-mixed"})
+    settings = arm_settings(arm, settings)
+    pad_id = int(tokenizer.pad_token_id)
     if arm == "loop":
         started = time.perf_counter()
-        losses = old_train_loop(model, examples, settings, int(tokenizer.pad_token_id))
+        losses = old_train_loop(model, examples, settings, pad_id)
         seconds = time.perf_counter() - started
+        held_loss = heldout_loss(model, held, pad_id)
     else:
         if arm == "trl-fused":
             import tomflywheel.train._trainer as trainer_module
@@ -205,9 +247,11 @@ def worker(arm: str, data: Path, base: Path, settings: TrainSettings) -> dict:
             trainer.train()
             seconds = time.perf_counter() - started
             losses = [e["loss"] for e in trainer.state.log_history if "loss" in e]
+            held_loss = heldout_loss(trainer.model, held, pad_id)
     peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return {"arm": arm, "tokens": tokens, "padded": padded, "seconds": seconds,
-            "losses": losses, "peak_rss_mib": peak_kib / 1024}  # fmt: skip
+            "losses": losses, "heldout_loss": held_loss,
+            "peak_rss_mib": peak_kib / 1024}  # fmt: skip
 
 
 def main() -> None:
@@ -215,7 +259,11 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=8)
     parser.add_argument("--batch-size", type=int, default=8)
     parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--sizes", default="tomi,hitom")
+    parser.add_argument("--sizes", default="tomi,hitom", help=f"comma-separated: {SIZES}")
+    parser.add_argument("--heldout", type=int, default=64, help="held-out samples for the loss")
+    parser.add_argument(
+        "--once", action="store_true", help="each arm once, not twice in mirrored order"
+    )
     parser.add_argument(
         "--arms",
         type=lambda text: tuple(text.split(",")),
@@ -225,6 +273,7 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=ROOT / "bench/results/train_throughput.txt")
     parser.add_argument("--worker", choices=ARMS, help=argparse.SUPPRESS)
     parser.add_argument("--data", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--heldout-data", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     settings = TrainSettings(
         steps=args.steps, batch_size=args.batch_size, learning_rate=5e-5, lr_schedule="linear",
@@ -232,20 +281,24 @@ def main() -> None:
     )  # fmt: skip
     base = ensure_default_model()
     if args.worker:
-        print(json.dumps(worker(args.worker, args.data, base, settings)))
+        print(json.dumps(worker(args.worker, args.data, args.heldout_data, base, settings)))
         return
     unknown = set(args.arms) - set(ARMS)
     if unknown:
         sys.exit(f"--arms: unknown {', '.join(sorted(unknown))}; arms: {', '.join(ARMS)}")
+    if set(args.sizes.split(",")) - set(SIZES):
+        sys.exit(f"--sizes: one or more of {', '.join(SIZES)}")
     title = (
         "fine-tuning throughput: plain loop vs TRL's fused head vs the project's trainer"
-        " (per-tensor and fused AdamW, fp32 and bf16 autocast)"
+        " (per-tensor and fused AdamW, fp32 and bf16 autocast, full and LoRA)"
     )
     with recorded(args.out, title):
         flags = native_bf16_flags()
         print(
-            f"steps {args.steps}, batch {args.batch_size}, threads {args.threads}; "
-            "arms run in mirrored order, each in its own process; "
+            f"steps {args.steps}, batch {args.batch_size}, threads {args.threads}, "
+            f"held-out loss on {args.heldout} samples; "
+            f"arms run {'once each' if args.once else 'in mirrored order'}, each in its own "
+            "process; "
             f"load average before {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs; "
             f"native bf16 flags: {', '.join(sorted(flags)) or 'none'}"
         )
@@ -256,20 +309,33 @@ def main() -> None:
 
 
 def measure(size: str, tmp: Path, args: argparse.Namespace) -> list[dict]:
-    """Each arm twice, in mirrored order, each in its own process, on ``size`` samples."""
-    data = tmp / f"{size}.jsonl"
+    """Each arm twice in mirrored order (once: ``--once``), each in its own process."""
+    data, heldout = tmp / f"{size}.jsonl", tmp / f"{size}-heldout.jsonl"
     n = max(16, args.steps * args.batch_size)
-    write_jsonl_atomic(data, samples(n, filler=0 if size == "tomi" else 40))
+    write_jsonl_atomic(data, size_samples(size, n, first=0))
+    write_jsonl_atomic(heldout, size_samples(size, args.heldout, first=n))
     runs = []
-    for arm in (*args.arms, *reversed(args.arms)):
+    for arm in args.arms if args.once else (*args.arms, *reversed(args.arms)):
         done = subprocess.run(
             [sys.executable, __file__, "--worker", arm, "--data", str(data),
-             "--steps", str(args.steps), "--batch-size", str(args.batch_size),
-             "--threads", str(args.threads)],
+             "--heldout-data", str(heldout), "--steps", str(args.steps),
+             "--batch-size", str(args.batch_size), "--threads", str(args.threads)],
             capture_output=True, text=True, check=True,
         )  # fmt: skip
         runs.append(json.loads(done.stdout.strip().splitlines()[-1]))
     return runs
+
+
+def size_samples(size: str, n: int, *, first: int) -> list[Sample]:
+    """``n`` samples of one size; ``first`` keeps held-out ones apart from training ones."""
+    if size != "engine":
+        return samples(n, filler=0 if size == "tomi" else 40, first=first)
+    out: list[Sample] = []
+    seed = first  # every seed its own stories: held-out stories are not trained on
+    while len(out) < n:
+        out.extend(generate("tomi", n=max(1, n // 18 + 1), seed=seed))
+        seed += 1_000_000
+    return out[:n]
 
 
 def report(size: str, runs: list[dict], arms: tuple[str, ...]) -> list[str]:
@@ -281,8 +347,8 @@ def report(size: str, runs: list[dict], arms: tuple[str, ...]) -> list[str]:
         lines.append(
             f"{size:6} {run['arm']:15}  {run['tokens'] / run['seconds']:8.1f} tok/s  "
             f"{run['seconds']:6.1f} s  padding {1 - run['tokens'] / run['padded']:4.0%}  "
-            f"peak RSS {run['peak_rss_mib']:6.0f} MiB  losses "
-            + " ".join(f"{loss:.4f}" for loss in run["losses"])
+            f"peak RSS {run['peak_rss_mib']:6.0f} MiB  held-out loss {run['heldout_loss']:.4f}  "
+            "losses " + " ".join(f"{loss:.4f}" for loss in shown(run["losses"]))
         )
     mean = {arm: sum(values) / len(values) for arm, values in rates.items()}
     first = arms[0]
@@ -290,7 +356,20 @@ def report(size: str, runs: list[dict], arms: tuple[str, ...]) -> list[str]:
         f"{size:6} mean tok/s "
         + ", ".join(f"{a} {mean[a]:.1f} (x{mean[a] / mean[first]:.2f} of {first})" for a in arms)
     )
+    held = {a: [r["heldout_loss"] for r in runs if r["arm"] == a] for a in arms}
+    lines.append(
+        f"{size:6} held-out loss after training "
+        + ", ".join(f"{a} {sum(v) / len(v):.4f}" for a, v in held.items())
+    )
     return lines
+
+
+def shown(losses: list[float], most: int = 12) -> list[float]:
+    """At most ``most`` of a loss curve, evenly spaced, the last always among them."""
+    if len(losses) <= most:
+        return losses
+    step = len(losses) / most
+    return [losses[min(len(losses) - 1, round((i + 1) * step) - 1)] for i in range(most)]
 
 
 if __name__ == "__main__":
