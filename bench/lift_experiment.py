@@ -91,10 +91,10 @@ class Config:
     """ToMi val seed items per data seed (half targets, half controls)."""
     hitom_seed_items: int = 0
     max_length: int = 640
+    """Longest training sample in tokens; longer ones are dropped and counted."""
     hitom_chapters: int = 0
     """Chapters of the Hi-ToM-style stories synthesized (``feedback.generator_params``); 0: the
     generator's own 1-3. One chapter fits the 640-token training limit; three do not."""
-    """Longest training sample in tokens; longer ones are dropped and counted."""
     method: Literal["sft", "grpo", "sft-grpo"] = "sft"
     """How the round trains (``train.method``); GRPO with ``train.grpo``'s defaults."""
     grpo_beta: float = 0.0
@@ -117,6 +117,11 @@ class Config:
     curriculum: Literal["none", "orders"] = "none"
     """SFT's order within an epoch (``train.curriculum``): ``orders`` teaches world questions,
     then first-order beliefs, then second-order ones."""
+    lora: bool = False
+    """LoRA adapters (``train.lora``, its default rank) instead of a full fine-tune."""
+    precision: Literal["auto", "fp32", "bf16-mixed"] = "auto"
+    """SFT's compute precision (``train.precision``): ``bf16-mixed`` is 2x faster on a CPU with
+    native bf16 (``bench/results/train_throughput_bf16.txt``)."""
     fused_optimizer: bool = False
     """AdamW's fused kernel (``train.fused_optimizer``, the trainer's default). Off here: every
     run recorded so far used the per-tensor kernels, and a rounding-level change in training
@@ -156,6 +161,8 @@ CONFIGURATIONS: dict[str, Config] = {
     "sft-grpo-balanced-anchored": Config(
         method="sft-grpo", grpo_prompts="balanced", grpo_beta=0.04, grpo_learning_rate=1e-5
     ),
+    # The default round trained faster: LoRA at its own default rate under bf16 autocast.
+    "lora-bf16": Config(lora=True, precision="bf16-mixed", learning_rate=2e-4),
 }
 """Named configurations; the dev split chooses among them before the test split is read."""
 
@@ -354,6 +361,8 @@ def settings_yaml(
             "save_steps": args.save_steps,
             "fused_optimizer": config.fused_optimizer,
             "curriculum": config.curriculum,
+            "lora": {"enabled": config.lora},
+            "precision": config.precision,
         },
         flywheel={
             "rounds": config.rounds,
