@@ -222,6 +222,8 @@ def worker(arm: str, data: Path, heldout: Path, base: Path, settings: TrainSetti
     model = load_model(base)
     settings = arm_settings(arm, settings)
     pad_id = int(tokenizer.pad_token_id)
+    base_loss = heldout_loss(model, held, pad_id)
+    model.train()
     if arm == "loop":
         started = time.perf_counter()
         losses = old_train_loop(model, examples, settings, pad_id)
@@ -250,7 +252,7 @@ def worker(arm: str, data: Path, heldout: Path, base: Path, settings: TrainSetti
             held_loss = heldout_loss(trainer.model, held, pad_id)
     peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return {"arm": arm, "tokens": tokens, "padded": padded, "seconds": seconds,
-            "losses": losses, "heldout_loss": held_loss,
+            "losses": losses, "heldout_loss": held_loss, "base_heldout_loss": base_loss,
             "peak_rss_mib": peak_kib / 1024}  # fmt: skip
 
 
@@ -358,7 +360,7 @@ def report(size: str, runs: list[dict], arms: tuple[str, ...]) -> list[str]:
     )
     held = {a: [r["heldout_loss"] for r in runs if r["arm"] == a] for a in arms}
     lines.append(
-        f"{size:6} held-out loss after training "
+        f"{size:6} held-out loss before training {runs[0]['base_heldout_loss']:.4f}, after: "
         + ", ".join(f"{a} {sum(v) / len(v):.4f}" for a, v in held.items())
     )
     return lines
