@@ -40,7 +40,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from tomflywheel.world import available_cpus, verify_file
+from tomflywheel._cpus import available_cpus
+from tomflywheel.world import verify_file
 
 GENERATE_SCRIPTS = (
     "gen_v10.py",

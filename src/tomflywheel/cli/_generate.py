@@ -12,6 +12,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
+from tomflywheel._cpus import available_cpus
 from tomflywheel._io import read_text
 from tomflywheel.cli._common import names_in_help, out, progress
 from tomflywheel.errors import UserInputError
@@ -158,7 +159,7 @@ def verify_command(
     answer is among its correct answers. A sample without ``meta.trace`` fails.
     """
     # The world engine loads when a command runs, not at start-up (issue 29).
-    from tomflywheel.world import available_cpus, verify_file
+    from tomflywheel.world import verify_file
 
     lines = _line_count(path)
     bar = progress("verify samples") if lines >= BAR_FROM_SAMPLES else nullcontext(None)

@@ -8,6 +8,7 @@ LAYERS = ("model", "physics", "verifiers", "language", "samples", "generators", 
 """Sub-package names in their allowed import order."""
 
 OUTSIDE = (
+    "tomflywheel._cpus",
     "tomflywheel._io",
     "tomflywheel._lazy_exports",
     "tomflywheel._registry",

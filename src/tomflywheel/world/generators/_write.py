@@ -9,7 +9,6 @@ order as they come back. The file has the same bytes with one worker or many.
 from __future__ import annotations
 
 import multiprocessing
-import os
 from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
@@ -19,6 +18,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from tomflywheel._cpus import available_cpus
 from tomflywheel._io import (
     atomic_write_chunks,
     jsonl_bytes,
@@ -33,11 +33,6 @@ MIN_BLOCK = 16
 MAX_BLOCK = 250
 """Most stories in one block: a block is held whole (about 20 MB of tgtom samples), and the
 progress display moves once per block."""
-
-
-def available_cpus() -> int:
-    """The CPU cores this process may run on."""
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
 def story_blocks(

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tomflywheel.errors import DataError
-from tomflywheel.schema import Sample
 from tomflywheel.world.language import Grammar, parse_question, parse_story
 from tomflywheel.world.model import Move, QuestionSpec, Story
 from tomflywheel.world.samples._trace import read_trace
 from tomflywheel.world.verifiers import derive_answer
+
+if TYPE_CHECKING:  # the pydantic schema is a tenth of a second to import
+    from tomflywheel.schema import Sample
 
 GRAMMARS: tuple[Grammar, ...] = ("tomi", "hitom", "tgtom")
 """The story grammars, in the order a sample of an unnamed dataset is tried with."""

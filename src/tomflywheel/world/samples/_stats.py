@@ -6,9 +6,11 @@ import json
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from tomflywheel.schema import Sample
+if TYPE_CHECKING:  # the pydantic schema is a tenth of a second to import
+    from tomflywheel.schema import Sample
+
 
 META_FIELDS = (
     "dataset",

@@ -10,13 +10,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from tomflywheel.schema import Sample
 from tomflywheel.world.language import answer_text
 from tomflywheel.world.model import Answer, QuestionSpec, Story
 from tomflywheel.world.physics import get_profile
 from tomflywheel.world.verifiers import Answerer
+
+if TYPE_CHECKING:  # the pydantic schema is a tenth of a second to import
+    from tomflywheel.schema import Sample
 
 
 def make_trace(
