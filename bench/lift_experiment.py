@@ -54,7 +54,7 @@ from tomflywheel._io import atomic_write_json, atomic_write_text, write_jsonl_at
 from tomflywheel._rng import rng_for
 from tomflywheel.artifacts import Experiment
 from tomflywheel.audit import is_control
-from tomflywheel.config import AuditSettings, EvalSettings, parse_settings
+from tomflywheel.config import DEFAULT_LORA_LR, AuditSettings, EvalSettings, parse_settings
 from tomflywheel.datasets import load_benchmark
 from tomflywheel.flywheel import load_manifest, run_flywheel
 from tomflywheel.schema import Sample
@@ -162,7 +162,7 @@ CONFIGURATIONS: dict[str, Config] = {
         method="sft-grpo", grpo_prompts="balanced", grpo_beta=0.04, grpo_learning_rate=1e-5
     ),
     # The default round trained faster: LoRA at its own default rate under bf16 autocast.
-    "lora-bf16": Config(lora=True, precision="bf16-mixed", learning_rate=2e-4),
+    "lora-bf16": Config(lora=True, precision="bf16-mixed", learning_rate=DEFAULT_LORA_LR),
 }
 """Named configurations; the dev split chooses among them before the test split is read."""
 
