@@ -24,15 +24,20 @@ CPU time of each budget.
     python bench/closed_loop.py --budgets 125,250,500,1000 # the learning curve
     python bench/closed_loop.py --answer-profile benchmark # ToMi's convention in synthesis
     python bench/closed_loop.py --budgets 1000 --audit-margin 0   # exact balance at admission
+    python bench/closed_loop.py --hitom 0 --precisions auto,bf16-mixed \
+        --out bench/results/closed_loop_round.txt          # the round's time, fp32 vs bf16
 
-Measured figures: ``bench/results/closed_loop_curve.txt`` and docs/flywheel.md.
+Measured figures: ``bench/results/closed_loop_curve.txt`` (the learning curve),
+``bench/results/closed_loop_round.txt`` (the round's time) and docs/flywheel.md.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
+import os
 import sys
 import tempfile
 import time
@@ -43,6 +48,7 @@ from typing import Any
 import yaml
 
 from loop_settings import loop_settings
+from provenance import recorded
 from tomflywheel._io import write_jsonl_atomic
 from tomflywheel.artifacts import Experiment
 from tomflywheel.audit import audit_item
@@ -124,7 +130,9 @@ def slices(work: Path, args: argparse.Namespace) -> dict[str, Path]:
     return paths
 
 
-def config(work: Path, paths: dict[str, Path], args: argparse.Namespace, budget: int) -> dict:
+def config(
+    work: Path, paths: dict[str, Path], args: argparse.Namespace, budget: int, precision: str
+) -> dict:
     """One round's settings for a budget: ``--epochs`` passes over what is admitted."""
     heldout = ("tomi_test_heldout", "hitom_heldout", "bigtom_heldout")
     return loop_settings(
@@ -141,6 +149,7 @@ def config(work: Path, paths: dict[str, Path], args: argparse.Namespace, budget:
             "epochs": args.epochs,
             "max_length": args.max_length,
             "learning_rate": args.learning_rate,
+            "precision": precision,
             "seed": 0,
         },
         audit_margin=args.audit_margin,
@@ -252,9 +261,21 @@ def main() -> None:
     parser.add_argument("--bigtom", type=int, default=100, help="held-out BigToM items")
     parser.add_argument("--epochs", type=float, default=1.0, help="passes over admitted data")
     parser.add_argument("--batch-size", type=int, default=8, help="samples per optimizer step")
-    parser.add_argument("--micro-batch", type=int, default=4, help="samples per forward pass")
+    parser.add_argument(
+        "--micro-batch",
+        type=int,
+        default=8,
+        help="samples per forward pass (below --batch-size: gradient checkpointing, ~30%% slower)",
+    )
     parser.add_argument("--max-length", type=int, default=640, help="longest training sample")
     parser.add_argument("--learning-rate", type=float, default=5e-5)
+    parser.add_argument(
+        "--precisions",
+        default="auto",
+        help="training precisions to compare, comma-separated (train.precision: auto, fp32, "
+        "bf16-mixed); with several, each runs its rounds from scratch in its own folder and "
+        "cache, and the round times are compared at the end",
+    )
     parser.add_argument(
         "--answer-profile",
         choices=("principled", "benchmark"),
@@ -271,39 +292,86 @@ def main() -> None:
     parser.add_argument("--base-url", help="evaluate the base model on an existing server")
     parser.add_argument("--model", default="smollm2-135m-instruct")
     parser.add_argument("--keep", type=Path, help="keep the work folder here (and resume)")
+    parser.add_argument(
+        "--out", type=Path, help="also write what is printed here, under the command and commit"
+    )
     args = parser.parse_args()
     if not BENCHMARKS.is_dir():
         sys.exit(f"needs the public ToMi, Hi-ToM and BigToM files at {BENCHMARKS}")
-    with tempfile.TemporaryDirectory() as tmp:
+    output = (
+        recorded(args.out, "closed loop: one flywheel round per budget and training precision")
+        if args.out
+        else contextlib.nullcontext()
+    )
+    with output, tempfile.TemporaryDirectory() as tmp:
         work = args.keep or Path(tmp)
         work.mkdir(parents=True, exist_ok=True)
-        paths = slices(work, args)
-        print(
-            f"closed loop on SmolLM2-135M-Instruct: seeds {args.seeds} ToMi val + "
-            f"{args.hitom_seeds} Hi-ToM; held-out {args.tomi} ToMi test, {args.hitom} Hi-ToM, "
-            f"{args.bigtom} BigToM; rules and log-prob scoring only; "
-            f"synthetic answers: {args.answer_profile}"
+        compare_rounds(work, args)
+
+
+def compare_rounds(work: Path, args: argparse.Namespace) -> None:
+    """Every budget's round under every training precision; their wall times side by side."""
+    paths = slices(work, args)
+    load = ", ".join(f"{value:.2f}" for value in os.getloadavg())
+    print(
+        f"closed loop on SmolLM2-135M-Instruct: seeds {args.seeds} ToMi val + "
+        f"{args.hitom_seeds} Hi-ToM; held-out {args.tomi} ToMi test, {args.hitom} Hi-ToM, "
+        f"{args.bigtom} BigToM; rules and log-prob scoring only; "
+        f"synthetic answers: {args.answer_profile}; batch {args.batch_size}, micro-batch "
+        f"{args.micro_batch}; load average before (1, 5, 15 min) {load} on {os.cpu_count()} CPUs"
+    )
+    precisions = args.precisions.split(",")
+    budgets = [int(b) for b in args.budgets.split(",")]
+    walls: dict[tuple[int, str], float] = {}
+    for precision in precisions:
+        # several precisions: each its own folder and request cache, so none reuses the
+        # other's answers and every round is timed from scratch
+        arm = work / precision if len(precisions) > 1 else work
+        arm.mkdir(parents=True, exist_ok=True)
+        for budget in budgets:
+            walls[budget, precision] = run_round(arm, paths, args, budget, precision)
+    if len(precisions) == 1:
+        return
+    print(
+        "\nround wall time by training precision, each from scratch on the same seeds (the "
+        "server's greedy answers to them can differ on a few items between fresh servers, so "
+        "the admitted data can differ a little):"
+    )
+    for budget in budgets:
+        first = walls[budget, precisions[0]]
+        arms = "; ".join(
+            f"{p} {walls[budget, p] / 60:.1f} min (x{first / walls[budget, p]:.2f} the speed "
+            f"of {precisions[0]})"
+            for p in precisions
         )
-        for budget in (int(b) for b in args.budgets.split(",")):
-            settings = parse_settings(yaml.safe_dump(config(work, paths, args, budget)))
-            started = time.perf_counter()
-            run_dir = work / "runs" / f"budget_{budget}{_suffix(args)}"
-            result = run_flywheel(settings, run_dir=run_dir)
-            wall = time.perf_counter() - started
-            summary: dict[str, Any] = result.rounds[0]
-            report(result.run_dir, budget, summary["filter"]["admitted"], wall)
-            trained = summary["trained"] or {}
-            manifest = load_manifest(result.run_dir)
-            stages = ", ".join(
-                f"{name} {stage.seconds:.0f}s" for name, stage in manifest.round(1).stages.items()
-            )
-            print(
-                f"trained {trained.get('steps')} steps on {trained.get('samples')} samples "
-                f"(loss {trained.get('first_loss')} -> {trained.get('last_loss')}); "
-                f"admission audit: {_audit_line(summary.get('admission_audit'))} (in full: "
-                f"{result.run_dir / 'round_1' / 'summary.json'}); "
-                f"stages: {stages}"
-            )
+        print(f"budget {budget}: {arms}")
+
+
+def run_round(
+    work: Path, paths: dict[str, Path], args: argparse.Namespace, budget: int, precision: str
+) -> float:
+    """One round for a budget and a training precision: prints its tables, returns its wall time."""
+    settings = parse_settings(yaml.safe_dump(config(work, paths, args, budget, precision)))
+    started = time.perf_counter()
+    run_dir = work / "runs" / f"budget_{budget}{_suffix(args)}"
+    result = run_flywheel(settings, run_dir=run_dir)
+    wall = time.perf_counter() - started
+    summary: dict[str, Any] = result.rounds[0]
+    print(f"\n-- training precision {precision}")
+    report(result.run_dir, budget, summary["filter"]["admitted"], wall)
+    trained = summary["trained"] or {}
+    manifest = load_manifest(result.run_dir)
+    stages = ", ".join(
+        f"{name} {stage.seconds:.0f}s" for name, stage in manifest.round(1).stages.items()
+    )
+    print(
+        f"trained {trained.get('steps')} steps on {trained.get('samples')} samples "
+        f"(loss {trained.get('first_loss')} -> {trained.get('last_loss')}); "
+        f"admission audit: {_audit_line(summary.get('admission_audit'))} (in full: "
+        f"{result.run_dir / 'round_1' / 'summary.json'}); "
+        f"stages: {stages}"
+    )
+    return wall
 
 
 if __name__ == "__main__":
