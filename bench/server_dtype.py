@@ -21,11 +21,11 @@ from pathlib import Path
 import openai
 
 from provenance import command, commit
+from tomflywheel._cpus import NATIVE_BF16_FLAGS, cpu_flags
 from tomflywheel._io import atomic_write_text
 from tomflywheel.config import EmbeddedServerSettings
 from tomflywheel.datasets import load_benchmark
 from tomflywheel.llm import embedded_server
-from tomflywheel.llm._server import NATIVE_BF16_FLAGS, cpu_flags
 
 ROOT = Path(__file__).resolve().parents[1]
 TOMI = ROOT.parent / "shared" / "benchmarks" / "tomi" / "tomi_balanced_story_types"

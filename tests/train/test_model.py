@@ -1,4 +1,4 @@
-"""Output folder checks and the optional peft dependency."""
+"""Output folder checks, the optional peft dependency and what precision `auto` picks."""
 
 from __future__ import annotations
 
@@ -6,9 +6,10 @@ import importlib.util
 
 import pytest
 
+from tomflywheel.config import TrainSettings
 from tomflywheel.errors import ConfigError
 from tomflywheel.train import LoraSettings, _model, weights_sha256
-from tomflywheel.train._model import check_output_folder, lora_config
+from tomflywheel.train._model import check_output_folder, lora_config, resolve_placement
 
 
 def test_a_non_empty_output_folder_is_not_overwritten_by_default(tmp_path):
@@ -42,3 +43,23 @@ def test_the_weights_fingerprint_changes_with_any_weight_byte(tmp_path):
     assert weights_sha256(first) == weights_sha256(second)
     (second / "model.safetensors").write_bytes(b"\x00" * 63 + b"\x01")
     assert weights_sha256(first) != weights_sha256(second)
+
+
+@pytest.mark.parametrize(
+    ("precision", "method", "native", "autocast"),
+    [
+        ("auto", "sft", True, True),  # SFT on a CPU with native bf16: measured, and faster
+        ("auto", "sft", False, False),  # emulated bf16 is slower than fp32
+        ("auto", "grpo", True, False),  # GRPO's lift was never measured under bf16 on a CPU
+        ("auto", "sft-grpo", True, False),
+        ("fp32", "sft", True, False),
+        ("bf16-mixed", "sft", False, True),  # asked for: given, even where it is slow
+    ],
+)
+def test_auto_precision_on_a_cpu_is_bf16_for_sft_where_the_cpu_has_it(
+    precision, method, native, autocast
+):
+    pytest.importorskip("torch")
+    settings = TrainSettings(device="cpu", precision=precision, method=method)
+    placement = resolve_placement(settings, cpu_bf16=native)
+    assert (placement.device, placement.autocast_bf16) == ("cpu", autocast)

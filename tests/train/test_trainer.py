@@ -21,7 +21,10 @@ from tomflywheel.train._trainer import (  # noqa: E402  (after the skips: needs 
     step_records,
 )
 
-SETTINGS = TrainSettings(steps=2, batch_size=4, seed=5, rationale=True, max_length=384, threads=1)
+# fp32: the hand-written loop it is compared with computed in float32
+SETTINGS = TrainSettings(
+    steps=2, batch_size=4, seed=5, rationale=True, max_length=384, threads=1, precision="fp32"
+)
 
 
 def reference_collate(batch, pad_id: int) -> dict:

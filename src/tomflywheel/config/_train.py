@@ -126,7 +126,8 @@ class TrainSettings(BaseModel):
     """Low-rank adapters instead of a full fine-tune."""
     precision: Literal["auto", "fp32", "bf16-mixed"] = "auto"
     """Weights and optimizer in fp32; ``bf16-mixed`` runs the forward pass in bf16 autocast.
-    ``auto``: bf16-mixed on a CUDA device that supports bf16, else fp32."""
+    ``auto``: bf16-mixed on a CUDA device that supports bf16, and for SFT on a CPU with native
+    bf16 (AVX-512 BF16 or AMX), else fp32."""
     save_dtype: Literal["auto", "float32", "bfloat16", "float16"] = "auto"
     """Dtype of the saved weights; ``auto``: float32 (a small fine-tune's updates can be below
     bf16's resolution, so rounding would erase them)."""

@@ -3,6 +3,8 @@
 Knows nothing about Theory of Mind; every LLM call of every stage goes through here.
 """
 
+from tomflywheel._cpus import native_bf16_flags
+
 # Built-in scoring backends: each module registers its factories on import.
 from tomflywheel.llm import _hf_scorers  # noqa: F401
 from tomflywheel.llm._batch import ProgressCallback, run_batch
@@ -32,7 +34,6 @@ from tomflywheel.llm._server import (
     ensure_default_model,
     free_port,
     llm_endpoint,
-    native_bf16_flags,
     shared_servers,
 )
 from tomflywheel.llm._stats import UsageStats

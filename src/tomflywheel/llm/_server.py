@@ -22,6 +22,7 @@ from typing import IO
 
 import httpx
 
+from tomflywheel._cpus import NATIVE_BF16_FLAGS, cpu_flags
 from tomflywheel.config import EmbeddedServerSettings, LLMSettings, Settings, cache_root
 from tomflywheel.errors import ConfigError, ServerError
 from tomflywheel.llm._convert import find_gguf
@@ -33,28 +34,6 @@ logger = logging.getLogger(__name__)
 DEFAULT_MODEL_NAME = "SmolLM2-135M-Instruct"
 GUARD = Path(__file__).with_name("_guard.py")
 """Runs the server so that it dies with this process (a script: it imports only the stdlib)."""
-
-
-NATIVE_BF16_FLAGS = frozenset({"avx512_bf16", "amx_bf16"})
-"""CPU flags under which vLLM's CPU build runs bf16 matmuls natively (oneDNN)."""
-
-
-def cpu_flags(cpuinfo: Path = Path("/proc/cpuinfo")) -> set[str]:
-    """The processor's feature flags (empty where ``/proc/cpuinfo`` is absent)."""
-    try:
-        text = cpuinfo.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return set()
-    for line in text.splitlines():
-        key, _, value = line.partition(":")
-        if key.strip() == "flags":
-            return set(value.split())
-    return set()
-
-
-def native_bf16_flags() -> set[str]:
-    """Which of ``NATIVE_BF16_FLAGS`` this processor has (empty: bf16 matmuls are emulated)."""
-    return NATIVE_BF16_FLAGS & cpu_flags()
 
 
 def server_dtype(setting: str, *, cpu_build: bool, flags: Collection[str]) -> str | None:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tomflywheel._cpus import native_bf16_flags
 from tomflywheel._io import atomic_write_json, require_writable
 from tomflywheel.config import LoraSettings, TrainSettings
 from tomflywheel.errors import ConfigError, PathError
@@ -48,8 +49,12 @@ class Placement:
     """Run the forward pass under bf16 autocast (weights stay fp32)."""
 
 
-def resolve_placement(settings: TrainSettings) -> Placement:
+def resolve_placement(settings: TrainSettings, *, cpu_bf16: bool | None = None) -> Placement:
     """The device and precision ``auto`` stands for on this machine.
+
+    ``auto`` is bf16 autocast on a CUDA device that supports bf16, and for SFT on a CPU with
+    native bf16 (``cpu_bf16``; default: this processor's flags), else fp32. On a CPU the lift was
+    measured with SFT only (docs/training.md); GRPO stays fp32 there.
 
     Raises:
         ConfigError: CUDA was asked for but is not available, or bf16 on a device without it.
@@ -65,6 +70,8 @@ def resolve_placement(settings: TrainSettings) -> Placement:
     bf16_ok = cuda and torch.cuda.is_bf16_supported()
     if settings.precision == "bf16-mixed" and cuda and not bf16_ok:
         raise ConfigError("precision bf16-mixed: this CUDA device does not support bf16")
+    if not cuda and settings.method == "sft":
+        bf16_ok = bool(native_bf16_flags()) if cpu_bf16 is None else cpu_bf16
     autocast = settings.precision == "bf16-mixed" or (settings.precision == "auto" and bf16_ok)
     return Placement(device=device, autocast_bf16=autocast)
 
