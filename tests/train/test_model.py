@@ -51,7 +51,6 @@ def test_the_weights_fingerprint_changes_with_any_weight_byte(tmp_path):
         ("auto", "sft", True, True),  # SFT on a CPU with native bf16: measured, and faster
         ("auto", "sft", False, False),  # emulated bf16 is slower than fp32
         ("auto", "grpo", True, False),  # GRPO's lift was never measured under bf16 on a CPU
-        ("auto", "sft-grpo", True, False),
         ("fp32", "sft", True, False),
         ("bf16-mixed", "sft", False, True),  # asked for: given, even where it is slow
     ],

@@ -54,7 +54,8 @@ def resolve_placement(settings: TrainSettings, *, cpu_bf16: bool | None = None) 
 
     ``auto`` is bf16 autocast on a CUDA device that supports bf16, and for SFT on a CPU with
     native bf16 (``cpu_bf16``; default: this processor's flags), else fp32. On a CPU the lift was
-    measured with SFT only (docs/training.md); GRPO stays fp32 there.
+    measured with SFT only (docs/training.md); GRPO stays fp32 there (``sft-grpo``'s SFT stage
+    is SFT).
 
     Raises:
         ConfigError: CUDA was asked for but is not available, or bf16 on a device without it.
