@@ -24,7 +24,7 @@ CPU time of each budget.
     python bench/closed_loop.py --budgets 125,250,500,1000 # the learning curve
     python bench/closed_loop.py --answer-profile benchmark # ToMi's convention in synthesis
     python bench/closed_loop.py --budgets 1000 --audit-margin 0   # exact balance at admission
-    python bench/closed_loop.py --hitom 0 --precisions auto,bf16-mixed \
+    python bench/closed_loop.py --hitom 0 --precisions fp32,bf16-mixed \
         --out bench/results/closed_loop_round.txt          # the round's time, fp32 vs bf16
 
 Measured figures: ``bench/results/closed_loop_curve.txt`` (the learning curve),

@@ -67,12 +67,14 @@ def resolve_placement(settings: TrainSettings, *, cpu_bf16: bool | None = None) 
         device = "cuda" if torch.cuda.is_available() else "cpu"
     if device.startswith("cuda") and not torch.cuda.is_available():
         raise ConfigError(f"device {device!r}: this torch build sees no CUDA device")
-    cuda = device.startswith("cuda")
-    bf16_ok = cuda and torch.cuda.is_bf16_supported()
-    if settings.precision == "bf16-mixed" and cuda and not bf16_ok:
-        raise ConfigError("precision bf16-mixed: this CUDA device does not support bf16")
-    if not cuda and settings.method == "sft":
-        bf16_ok = bool(native_bf16_flags()) if cpu_bf16 is None else cpu_bf16
+    if device.startswith("cuda"):
+        bf16_ok = torch.cuda.is_bf16_supported()
+        if settings.precision == "bf16-mixed" and not bf16_ok:
+            raise ConfigError("precision bf16-mixed: this CUDA device does not support bf16")
+    else:
+        if cpu_bf16 is None:
+            cpu_bf16 = bool(native_bf16_flags())
+        bf16_ok = settings.method == "sft" and cpu_bf16
     autocast = settings.precision == "bf16-mixed" or (settings.precision == "auto" and bf16_ok)
     return Placement(device=device, autocast_bf16=autocast)
 
