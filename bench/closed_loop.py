@@ -26,9 +26,13 @@ CPU time of each budget.
     python bench/closed_loop.py --budgets 1000 --audit-margin 0   # exact balance at admission
     python bench/closed_loop.py --hitom 0 --precisions fp32,bf16-mixed \
         --out bench/results/closed_loop_round.txt          # the round's time, fp32 vs bf16
+    python bench/closed_loop.py --hitom 0 --precisions auto \
+        --out bench/results/closed_loop_round_defaults.txt # the round's time at the defaults
 
 Measured figures: ``bench/results/closed_loop_curve.txt`` (the learning curve),
-``bench/results/closed_loop_round.txt`` (the round's time) and docs/flywheel.md.
+``bench/results/closed_loop_round.txt`` and ``closed_loop_round_defaults.txt`` (the round's
+time) and docs/flywheel.md. The client keeps ``--concurrency`` requests in flight (64, as
+``llm.concurrency``; the runs recorded before this default used 8).
 """
 
 from __future__ import annotations
@@ -288,7 +292,7 @@ def main() -> None:
         default=AUDIT_MARGIN,
         help="how far above chance admission lets a shortcut answer a family (filter.audit.margin)",
     )
-    parser.add_argument("--concurrency", type=int, default=8)
+    parser.add_argument("--concurrency", type=int, default=64)
     parser.add_argument("--base-url", help="evaluate the base model on an existing server")
     parser.add_argument("--model", default="smollm2-135m-instruct")
     parser.add_argument("--keep", type=Path, help="keep the work folder here (and resume)")
@@ -318,7 +322,8 @@ def compare_rounds(work: Path, args: argparse.Namespace) -> None:
         f"{args.hitom_seeds} Hi-ToM; held-out {args.tomi} ToMi test, {args.hitom} Hi-ToM, "
         f"{args.bigtom} BigToM; rules and log-prob scoring only; "
         f"synthetic answers: {args.answer_profile}; batch {args.batch_size}, micro-batch "
-        f"{args.micro_batch}; load average before (1, 5, 15 min) {load} on {os.cpu_count()} CPUs"
+        f"{args.micro_batch}; client concurrency {args.concurrency}; "
+        f"load average before (1, 5, 15 min) {load} on {os.cpu_count()} CPUs"
     )
     precisions = args.precisions.split(",")
     budgets = [int(b) for b in args.budgets.split(",")]

@@ -128,6 +128,10 @@ class Config:
     """AdamW's fused kernel (``train.fused_optimizer``, the trainer's default). Off here: every
     run recorded so far used the per-tensor kernels, and a rounding-level change in training
     moves a small model's lift as another data order does, so the tables stay comparable."""
+    attention: Literal["auto", "sdpa", "eager"] = "sdpa"
+    """Training's attention kernel (``train.attention``). PyTorch's fused SDPA here, which every
+    recorded table trained with; the trainer's ``auto`` picks eager attention for short SFT
+    examples on a CPU (the same values to rounding, and faster there)."""
 
 
 CONFIGURATIONS: dict[str, Config] = {
@@ -365,6 +369,7 @@ def settings_yaml(
             "curriculum": config.curriculum,
             "lora": {"enabled": config.lora},
             "precision": config.precision,
+            "attention": config.attention,
         },
         flywheel={
             "rounds": config.rounds,

@@ -13,6 +13,9 @@ run twice, in mirrored order. Arms:
 - ``trainer-bf16``: the same under bf16 autocast (``train.precision: bf16-mixed``; weights,
   gradients and optimizer stay float32). Fast on a CPU with native bf16 (``avx512_bf16`` or
   AMX), where oneDNN runs the matmuls in bf16; the loss curve shows what the rounding costs;
+- ``trainer-eager`` / ``trainer-bf16-eager``: the same with transformers' eager attention
+  (matmuls and a softmax) instead of PyTorch's fused SDPA, which ``train.attention: auto``
+  picks for SFT on a CPU when every example fits in 192 tokens;
 - ``lora`` / ``lora-bf16``: LoRA (``train.lora``, its default rank and learning rate) in fp32
   and under bf16 autocast. The base weights get no gradient, and the adapters' updates are
   large against their own size, so bf16's coarse steps cost them less than a full fine-tune.
@@ -31,6 +34,8 @@ held-out samples are other stories).
     python bench/train_throughput.py --sizes tomi --arms loop,trainer,trainer-bf16
     python bench/train_throughput.py --sizes engine --steps 46 \
         --arms trainer,trainer-bf16,lora,lora-bf16
+    python bench/train_throughput.py --sizes engine,hitom \
+        --arms trainer-bf16,trainer-bf16-eager,trainer,trainer-eager
 """
 
 from __future__ import annotations
@@ -55,7 +60,10 @@ from tomflywheel.schema import Answer, Sample, read_samples
 from tomflywheel.train import IGNORE_INDEX, batch_order, build_examples
 from tomflywheel.world import generate
 
-ARMS = ("loop", "trl-fused", "trainer-foreach", "trainer", "trainer-bf16", "lora", "lora-bf16")
+ARMS = (
+    "loop", "trl-fused", "trainer-foreach", "trainer", "trainer-bf16", "trainer-eager",
+    "trainer-bf16-eager", "lora", "lora-bf16",
+)  # fmt: skip
 SIZES = ("tomi", "hitom", "engine")
 ROOT = Path(__file__).resolve().parents[1]
 AGENTS = ["Sally", "Anne", "Jack", "Mia", "Noah", "Liam", "Emma", "Olivia"]
@@ -186,7 +194,7 @@ def arm_settings(arm: str, settings: TrainSettings) -> TrainSettings:
     update: dict = {}
     if arm == "trainer-foreach":
         update["fused_optimizer"] = False
-    if arm.endswith("-bf16"):
+    if "-bf16" in arm:
         update["precision"] = "bf16-mixed"
     if arm.startswith("lora"):
         update["lora"] = LoraSettings(enabled=True)
@@ -219,7 +227,8 @@ def worker(arm: str, data: Path, heldout: Path, base: Path, settings: TrainSetti
         len(batch) * max(len(examples[i].input_ids) for i in batch) for batch in order.batches
     )
     torch.manual_seed(stable_seed("train-torch", settings.seed) % 2**32)
-    model = load_model(base)
+    # Every arm but the -eager ones runs PyTorch's fused attention, as recorded before.
+    model = load_model(base, attention="eager" if arm.endswith("-eager") else "sdpa")
     settings = arm_settings(arm, settings)
     pad_id = int(tokenizer.pad_token_id)
     base_loss = heldout_loss(model, held, pad_id)
@@ -347,7 +356,7 @@ def report(size: str, runs: list[dict], arms: tuple[str, ...]) -> list[str]:
     for run in runs:
         rates[run["arm"]].append(run["tokens"] / run["seconds"])
         lines.append(
-            f"{size:6} {run['arm']:15}  {run['tokens'] / run['seconds']:8.1f} tok/s  "
+            f"{size:6} {run['arm']:18}  {run['tokens'] / run['seconds']:8.1f} tok/s  "
             f"{run['seconds']:6.1f} s  padding {1 - run['tokens'] / run['padded']:4.0%}  "
             f"peak RSS {run['peak_rss_mib']:6.0f} MiB  held-out loss {run['heldout_loss']:.4f}  "
             "losses " + " ".join(f"{loss:.4f}" for loss in shown(run["losses"]))

@@ -9,7 +9,14 @@ import pytest
 from tomflywheel.config import TrainSettings
 from tomflywheel.errors import ConfigError
 from tomflywheel.train import LoraSettings, _model, weights_sha256
-from tomflywheel.train._model import check_output_folder, lora_config, resolve_placement
+from tomflywheel.train._model import (
+    EAGER_MAX_TOKENS,
+    check_output_folder,
+    load_model,
+    lora_config,
+    resolve_attention,
+    resolve_placement,
+)
 
 
 def test_a_non_empty_output_folder_is_not_overwritten_by_default(tmp_path):
@@ -62,3 +69,35 @@ def test_auto_precision_on_a_cpu_is_bf16_for_sft_where_the_cpu_has_it(
     settings = TrainSettings(device="cpu", precision=precision, method=method)
     placement = resolve_placement(settings, cpu_bf16=native)
     assert (placement.device, placement.autocast_bf16) == ("cpu", autocast)
+
+
+@pytest.mark.parametrize(
+    ("attention", "method", "device", "longest", "resolved"),
+    [
+        ("auto", "sft", "cpu", EAGER_MAX_TOKENS, "eager"),  # short stories: measured faster
+        ("auto", "sft", "cpu", EAGER_MAX_TOKENS + 1, "sdpa"),  # long ones: fused is faster
+        ("auto", "sft", "cuda", 100, "sdpa"),  # flash attention on a GPU
+        ("auto", "grpo", "cpu", 100, "sdpa"),  # GRPO generates: never measured with eager
+        ("sdpa", "sft", "cpu", 100, "sdpa"),  # asked for: given
+        ("eager", "sft", "cuda", 5000, "eager"),
+    ],
+)
+def test_auto_attention_is_eager_only_for_short_sft_examples_on_a_cpu(
+    attention, method, device, longest, resolved
+):
+    settings = TrainSettings(attention=attention, method=method)
+    assert resolve_attention(settings, device=device, longest=longest) == resolved
+
+
+def test_eager_and_fused_attention_compute_the_same_logits(tiny_model):
+    torch = pytest.importorskip("torch")
+    ids = torch.tensor([[5, 17, 99, 3, 42, 8], [7, 7, 12, 64, 1, 2]])
+    mask = torch.tensor([[1, 1, 1, 1, 1, 1], [0, 0, 1, 1, 1, 1]])  # a left-padded row too
+    logits = {}
+    for attention in ("sdpa", "eager"):
+        model = load_model(tiny_model, attention=attention).eval()
+        assert model.config._attn_implementation == attention
+        with torch.no_grad():
+            logits[attention] = model(input_ids=ids, attention_mask=mask).logits
+    keep = mask.bool()  # padded positions attend to nothing: their values are arbitrary
+    torch.testing.assert_close(logits["eager"][keep], logits["sdpa"][keep], atol=1e-4, rtol=1e-4)

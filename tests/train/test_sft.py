@@ -98,6 +98,8 @@ def test_the_folder_holds_weights_tokenizer_template_and_manifest(trained, data_
     assert manifest["seed"] == 3
     assert manifest["settings"]["batch_size"] == 2
     assert manifest["trainable_parameters"] == manifest["total_parameters"]  # full fine-tune
+    # train.attention auto: short SFT examples on a CPU train with eager attention
+    assert manifest["attention"] == ("eager" if manifest["device"] == "cpu" else "sdpa")
 
 
 @pytest.mark.vllm

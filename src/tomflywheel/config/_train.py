@@ -156,6 +156,10 @@ class TrainSettings(BaseModel):
     ``batch_size`` samples per micro-batch, so a step sees ``num_processes`` times more."""
     padding_free: bool = False
     """Concatenate a micro-batch into one row without padding (TRL's padding-free mode)."""
+    attention: Literal["auto", "sdpa", "eager"] = "auto"
+    """The attention kernel training runs. ``auto``: ``eager`` (matmuls and a softmax) for SFT on
+    a CPU when every example fits in 192 tokens, where PyTorch's CPU flash-attention backward
+    costs more than it saves; else ``sdpa`` (PyTorch's fused attention; docs/training.md)."""
     report_to: Literal["none", "tensorboard"] = "none"
     """Experiment tracking: ``tensorboard`` writes event files (offline) under
     ``<out>.checkpoints/runs``; nothing is sent anywhere."""

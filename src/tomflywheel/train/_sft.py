@@ -38,6 +38,7 @@ from tomflywheel.train._model import (
     check_output_folder,
     load_model,
     load_tokenizer,
+    resolve_attention,
     resolve_placement,
     save_model_folder,
     torch_state,
@@ -158,6 +159,7 @@ def train_model(
         )  # fmt: skip
         used, too_long, with_rationale = len(prompt_data.prompts), prompt_data.too_long, 0
         rows = used * settings.grpo.generations  # each prompt is answered by a whole group
+        longest = settings.max_length
     else:
         train_data = build_examples(
             samples, tokenizer, eval_settings,
@@ -171,6 +173,7 @@ def train_model(
             logger.warning("one story only: no validation loss, and no early stopping")
         used, too_long = len(examples), train_data.too_long
         with_rationale, rows = train_data.with_rationale, len(examples)
+        longest = max(len(example.input_ids) for example in train_data.examples)
     if settings.num_processes > 1 and world_size() == 1:
         spec = {
             "data": str(data), "base": str(base), "out": str(out), "overwrite": overwrite,
@@ -192,6 +195,7 @@ def train_model(
     )
 
     placement = resolve_placement(settings)
+    attention = resolve_attention(settings, device=placement.device, longest=longest)
     if grpo:
         from tomflywheel.train._grpo import vllm_arguments  # TRL: only when a run starts
 
@@ -213,7 +217,7 @@ def train_model(
     if is_main_process() and (settings.save_steps is not None or stops_early):
         write_fingerprint(folder, fingerprint)
     with torch_state(settings, placement):
-        model = load_model(base)
+        model = load_model(base, attention=attention)
         loaded = time.monotonic()
         if grpo:
             from tomflywheel.train._grpo import build_grpo_trainer  # TRL: only when a run starts
@@ -271,6 +275,7 @@ def train_model(
         "device": placement.device,
         "processes": processes,
         "precision": "bf16-mixed" if placement.autocast_bf16 else "fp32",
+        "attention": attention,
         "trainable_parameters": trainable,
         "total_parameters": total,
         "steps": len(losses),

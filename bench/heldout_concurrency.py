@@ -1,0 +1,145 @@
+"""A held-out pass at several client concurrencies: same sets, same server, side by side.
+
+The closed loop's held-out pass (ToMi *test* targets and controls, BigToM forward belief; each
+scored by rules on a greedy reply and by log-prob over its options) runs once per
+``llm.concurrency`` in ``--concurrencies``, on one embedded server (or ``--base-url``), with the
+request cache off. The server's prefix cache is emptied before every arm (vLLM's
+``/reset_prefix_cache``, served in its dev mode, which this bench switches on for the embedded
+server), so no arm reuses another's prompts; arms run in mirrored order across rounds.
+
+Prints each arm's seconds per round, items/s, the ratio to the first arm, and the lowest
+concurrency the client fell to (below the asked one: it met overload and backed off).
+
+    python bench/heldout_concurrency.py                    # 8,16,32,64; 200 ToMi + 100 BigToM
+    python bench/heldout_concurrency.py --concurrencies 8,64 --rounds 1 --tomi 40 --bigtom 20
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+
+from closed_loop import BENCHMARKS, balanced, bigtom_forward_belief
+from provenance import recorded
+from tomflywheel._io import write_jsonl_atomic
+from tomflywheel.config import EmbeddedServerSettings, Settings
+from tomflywheel.datasets import load_benchmark
+from tomflywheel.evaluation import run_evaluation
+from tomflywheel.llm import embedded_server
+
+
+def heldout_sets(work: Path, args: argparse.Namespace) -> list[dict[str, str]]:
+    """The closed loop's held-out files, each scored by rules and by log-prob."""
+    tomi = load_benchmark("tomi", BENCHMARKS / "tomi" / "tomi_balanced_story_types", split="test")
+    files = {
+        "tomi_test_heldout": balanced(tomi, args.tomi),
+        "bigtom_heldout": bigtom_forward_belief(
+            load_benchmark("bigtom", BENCHMARKS / "bigtom"), args.bigtom
+        ),
+    }
+    sets = []
+    for name, samples in files.items():
+        if not samples:
+            continue
+        path = work / f"{name}.jsonl"
+        write_jsonl_atomic(path, samples)
+        sets.append({"path": str(path), "judge": "rules"})
+        sets.append({"path": str(path), "name": f"{name}_logprob", "judge": "logprob"})
+    return sets
+
+
+def one_pass(
+    base_url: str, model: str, sets: list[dict[str, str]], concurrency: int, work: Path
+) -> tuple[float, int]:
+    """Seconds of one held-out pass (predict, judge, metric), and the lowest concurrency."""
+    httpx.post(base_url.removesuffix("/v1") + "/reset_prefix_cache", timeout=60).raise_for_status()
+    settings = Settings.model_validate(
+        {
+            "server": "external",
+            "llm": {
+                "base_urls": [base_url],
+                "model": model,
+                "concurrency": concurrency,
+                "cache": False,
+            },
+            "eval": {"datasets": sets, "results_dir": str(work)},
+        }
+    )
+    started = time.perf_counter()
+    summary = run_evaluation(settings, stages=("predict", "judge", "metric"))
+    seconds = time.perf_counter() - started
+    return seconds, int(summary.usage.get("concurrency_lowest") or concurrency)
+
+
+def measure(base_url: str, model: str, args: argparse.Namespace) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        sets = heldout_sets(work, args)
+        items = (args.tomi + args.bigtom) * 2  # each item by rules and by log-prob
+        print(
+            f"held-out pass: {args.tomi} ToMi test + {args.bigtom} BigToM items, each by rules "
+            f"and by log-prob ({items} scorings); {args.rounds} round(s), arms in mirrored "
+            f"order, prefix cache emptied before each arm; load average before "
+            f"{', '.join(f'{v:.2f}' for v in os.getloadavg())} on {os.cpu_count()} CPUs"
+        )
+        seconds: dict[int, list[float]] = {c: [] for c in args.concurrencies}
+        lowest: dict[int, int] = dict.fromkeys(args.concurrencies, 0)
+        for round_ in range(args.rounds):
+            order = args.concurrencies if round_ % 2 == 0 else args.concurrencies[::-1]
+            for concurrency in order:
+                took, low = one_pass(
+                    base_url, model, sets, concurrency, work / f"r{round_}-c{concurrency}"
+                )
+                seconds[concurrency].append(took)
+                lowest[concurrency] = min(low, lowest[concurrency] or low)
+                print(f"round {round_ + 1} concurrency {concurrency:3d}: {took:6.1f} s", flush=True)
+    first = statistics.mean(seconds[args.concurrencies[0]])
+    for concurrency, runs in seconds.items():
+        mean = statistics.mean(runs)
+        print(
+            f"concurrency {concurrency:3d}: {mean:6.1f} s per pass ({items / mean:5.2f} "
+            f"scorings/s)  x{first / mean:.2f} of concurrency {args.concurrencies[0]}  "
+            f"lowest concurrency reached {lowest[concurrency]}"
+        )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--concurrencies",
+        type=lambda text: [int(part) for part in text.split(",")],
+        default=[8, 16, 32, 64],
+    )
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--tomi", type=int, default=200, help="ToMi test items (half targets)")
+    parser.add_argument("--bigtom", type=int, default=100, help="BigToM forward-belief items")
+    parser.add_argument("--base-url", help="an existing vLLM server in dev mode; default: embedded")
+    parser.add_argument("--model", default="smollm2-135m-instruct")
+    parser.add_argument("--out", type=Path, help="also write what is printed here")
+    args = parser.parse_args()
+    if not BENCHMARKS.is_dir():
+        sys.exit(f"needs the public ToMi and BigToM files at {BENCHMARKS}")
+    title = "held-out pass by client concurrency"
+    with recorded(args.out, title) if args.out else contextlib.nullcontext():
+        if args.base_url:
+            measure(args.base_url, args.model, args)
+            return
+        os.environ["VLLM_SERVER_DEV_MODE"] = "1"  # serves /reset_prefix_cache
+        started = time.perf_counter()
+        with embedded_server(EmbeddedServerSettings(served_model_name=args.model)) as server:
+            print(f"embedded server ready in {time.perf_counter() - started:.1f} s")
+            measure(server.base_url, args.model, args)
+
+
+if __name__ == "__main__":
+    main()
