@@ -80,8 +80,8 @@ def resolve_placement(settings: TrainSettings, *, cpu_bf16: bool | None = None) 
 
 
 EAGER_MAX_TOKENS = 192
-"""The longest example ``attention: auto`` trains with eager attention on a CPU: the round's
-~140-token stories train 22% faster with it, 600-token ones 73% slower (docs/training.md)."""
+"""The longest example ``attention: auto`` trains with eager attention on a CPU: the engine's
+stories train ×1.21 as fast with it, ~600-token ones ×0.74 (docs/training.md)."""
 
 
 def resolve_attention(settings: TrainSettings, *, device: str, longest: int) -> str:
