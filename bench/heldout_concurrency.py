@@ -30,14 +30,15 @@ import httpx
 from closed_loop import BENCHMARKS, balanced, bigtom_forward_belief
 from provenance import recorded
 from tomflywheel._io import write_jsonl_atomic
-from tomflywheel.config import EmbeddedServerSettings, Settings
+from tomflywheel.config import DatasetRef, EmbeddedServerSettings, Settings
 from tomflywheel.datasets import load_benchmark
 from tomflywheel.evaluation import run_evaluation
+from tomflywheel.flywheel._models import heldout_refs
 from tomflywheel.llm import embedded_server
 
 
-def heldout_sets(work: Path, args: argparse.Namespace) -> list[dict[str, str]]:
-    """The closed loop's held-out files, each scored by rules and by log-prob."""
+def heldout_sets(work: Path, args: argparse.Namespace) -> list[DatasetRef]:
+    """The closed loop's held-out sets as a round measures them (``heldout_refs``)."""
     tomi = load_benchmark("tomi", BENCHMARKS / "tomi" / "tomi_balanced_story_types", split="test")
     files = {
         "tomi_test_heldout": balanced(tomi, args.tomi),
@@ -45,19 +46,16 @@ def heldout_sets(work: Path, args: argparse.Namespace) -> list[dict[str, str]]:
             load_benchmark("bigtom", BENCHMARKS / "bigtom"), args.bigtom
         ),
     }
-    sets = []
+    heldout = []
     for name, samples in files.items():
-        if not samples:
-            continue
-        path = work / f"{name}.jsonl"
-        write_jsonl_atomic(path, samples)
-        sets.append({"path": str(path), "judge": "rules"})
-        sets.append({"path": str(path), "name": f"{name}_logprob", "judge": "logprob"})
-    return sets
+        if samples:
+            write_jsonl_atomic(work / f"{name}.jsonl", samples)
+            heldout.append({"path": str(work / f"{name}.jsonl"), "judge": "rules"})
+    return heldout_refs(Settings.model_validate({"flywheel": {"heldout": heldout}}))
 
 
 def one_pass(
-    base_url: str, model: str, sets: list[dict[str, str]], concurrency: int, work: Path
+    base_url: str, model: str, sets: list[DatasetRef], concurrency: int, work: Path
 ) -> tuple[float, int]:
     """Seconds of one held-out pass (predict, judge, metric), and the lowest concurrency."""
     httpx.post(base_url.removesuffix("/v1") + "/reset_prefix_cache", timeout=60).raise_for_status()
@@ -91,7 +89,7 @@ def measure(base_url: str, model: str, args: argparse.Namespace) -> None:
             f"{', '.join(f'{v:.2f}' for v in os.getloadavg())} on {os.cpu_count()} CPUs"
         )
         seconds: dict[int, list[float]] = {c: [] for c in args.concurrencies}
-        lowest: dict[int, int] = dict.fromkeys(args.concurrencies, 0)
+        lowest = {concurrency: concurrency for concurrency in args.concurrencies}
         for round_ in range(args.rounds):
             order = args.concurrencies if round_ % 2 == 0 else args.concurrencies[::-1]
             for concurrency in order:
@@ -99,7 +97,7 @@ def measure(base_url: str, model: str, args: argparse.Namespace) -> None:
                     base_url, model, sets, concurrency, work / f"r{round_}-c{concurrency}"
                 )
                 seconds[concurrency].append(took)
-                lowest[concurrency] = min(low, lowest[concurrency] or low)
+                lowest[concurrency] = min(low, lowest[concurrency])
                 print(f"round {round_ + 1} concurrency {concurrency:3d}: {took:6.1f} s", flush=True)
     first = statistics.mean(seconds[args.concurrencies[0]])
     for concurrency, runs in seconds.items():
