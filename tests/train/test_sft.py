@@ -16,7 +16,7 @@ from tests.conftest import STARTUP_S
 from tests.train.conftest import tomi_style_samples
 from tomflywheel._io import write_jsonl_atomic
 from tomflywheel.cli import app
-from tomflywheel.config import EmbeddedServerSettings, EvalSettings
+from tomflywheel.config import EmbeddedServerSettings, EvalSettings, LLMSettings, Settings
 from tomflywheel.train import MANIFEST_NAME, TrainResult, TrainSettings, train_model
 
 # Full fine-tune, constant learning rate: a 1-step run then repeats the first step of the 4.
@@ -102,29 +102,76 @@ def test_the_folder_holds_weights_tokenizer_template_and_manifest(trained, data_
     assert manifest["attention"] == ("eager" if manifest["device"] == "cpu" else "sdpa")
 
 
+# Several of the server's 32-token KV blocks long: the prefix cache would reuse them.
+STORY = " ".join(
+    f"{name} put the ball in the {place} and left the room." * 2
+    for name, place in [("Sally", "basket"), ("Anne", "box"), ("Tom", "drawer")]
+)
+
+
+def _greedy_logprobs(llm: LLMSettings) -> list[float]:
+    """The served model's greedy continuation of a fixed story, as its tokens' log-probs (one
+    request at a time: same weights, same numbers)."""
+    reply = httpx.post(
+        f"{llm.base_urls[0]}/completions",
+        json={
+            "model": llm.model,
+            "prompt": STORY,
+            "max_tokens": 6,
+            "temperature": 0,
+            "logprobs": 0,
+            "ignore_eos": True,
+        },
+        timeout=120,
+    )
+    reply.raise_for_status()
+    return reply.json()["choices"][0]["logprobs"]["token_logprobs"]
+
+
 @pytest.mark.vllm
-def test_vllm_serves_the_fine_tuned_folder(trained):
-    from tomflywheel.llm import VLLMServer
+def test_vllm_serves_the_fine_tuned_folder_and_swaps_weights_in_place(trained, base_model):
+    from tomflywheel.llm import llm_endpoint, shared_servers
 
     result, _ = trained
-    settings = EmbeddedServerSettings(served_model_name="tuned-tiny", startup_timeout_s=STARTUP_S)
-    with VLLMServer(settings, model_dir=result.output_dir) as server:
-        models = httpx.get(f"{server.base_url}/models", timeout=10).json()
-        assert [m["id"] for m in models["data"]] == ["tuned-tiny"]
-        reply = httpx.post(
-            f"{server.base_url}/chat/completions",
-            json={
-                "model": "tuned-tiny",
-                "messages": [{"role": "user", "content": "Where is the ball? One word."}],
-                "max_tokens": 8,
-                "temperature": 0,
-            },
-            timeout=60,
-        ).json()
+
+    def serving(model: Path, name: str) -> Settings:
+        embedded = EmbeddedServerSettings(
+            model=model, served_model_name=name, startup_timeout_s=STARTUP_S
+        )
+        return Settings(server="embedded", embedded=embedded)
+
+    needs = ("chat", "logprobs")
+    with shared_servers():
+        with llm_endpoint(serving(result.output_dir, "tuned"), needs=needs, lazy=False) as tuned:
+            models = httpx.get(f"{tuned.base_urls[0]}/models", timeout=10).json()
+            assert [m["id"] for m in models["data"]] == ["tuned"]
+            reply = httpx.post(
+                f"{tuned.base_urls[0]}/chat/completions",
+                json={
+                    "model": "tuned",
+                    "messages": [{"role": "user", "content": "Where is the ball? One word."}],
+                    "max_tokens": 8,
+                    "temperature": 0,
+                },
+                timeout=60,
+            ).json()
+            tuned_logprobs = _greedy_logprobs(tuned)
+        # The base model on the same server: its weights loaded in place, asked by its own name.
+        with llm_endpoint(serving(base_model, "base"), needs=needs) as base:
+            assert base.base_urls == tuned.base_urls
+            base_logprobs = _greedy_logprobs(base)
+        with llm_endpoint(serving(result.output_dir, "tuned"), needs=needs) as again:
+            assert again.base_urls == tuned.base_urls
+            tuned_again = _greedy_logprobs(again)
     # The server generated from the folder's weights (what the tiny model says is not the test:
     # a first token that ends the answer is an empty reply, and still a generation).
     assert reply["usage"]["completion_tokens"] >= 1, reply
     assert reply["choices"][0]["finish_reason"] in ("stop", "length"), reply
+    # Four training steps moved the weights; swapping back serves exactly the tuned ones again
+    # (the prefix cache was emptied at each swap, or the story's blocks the base computed
+    # would answer).
+    assert base_logprobs != tuned_logprobs
+    assert tuned_again == tuned_logprobs
 
 
 def test_the_cli_trains_with_lora_and_saves_merged_plain_weights(tmp_path, tiny_model):

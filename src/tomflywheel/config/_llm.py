@@ -49,6 +49,11 @@ class EmbeddedServerSettings(Strict):
     (one core), anything else (``1``, ``0-3``) is passed on."""
     max_restarts: int = Field(default=3, ge=0)
     """How many times a server that dies mid-run is restarted before the run gives up."""
+    reload_weights: bool = True
+    """Serve another model of the same network and tokenizer (a round's trained model) by
+    loading its weights into the running server, under a second instead of a second server's
+    ~30 s start; on a loopback ``host`` only (it needs vLLM's dev mode). ``false``: a server
+    per model."""
 
 
 class LLMSettings(Strict):

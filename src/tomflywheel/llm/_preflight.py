@@ -30,7 +30,9 @@ _verified: set[tuple[str, str, Need]] = set()
 stage that checks before writing is not probed again when its endpoint opens."""
 
 
-def preflight(settings: LLMSettings, needs: Collection[Need], *, timeout_s: float = 30.0) -> None:
+def preflight(
+    settings: LLMSettings, needs: Collection[Need], *, timeout_s: float = 30.0, listed: bool = True
+) -> None:
     """Check the endpoints before any work is sent.
 
     Each base URL must answer ``/models`` and list ``settings.model``; then one 1-token request
@@ -41,6 +43,8 @@ def preflight(settings: LLMSettings, needs: Collection[Need], *, timeout_s: floa
         settings: The endpoints, model and key to check.
         needs: The kinds of request the stage will send.
         timeout_s: Deadline of each check (at most ``settings.unreachable_after_s``).
+        listed: Whether ``/models`` must list the model (an embedded server that swapped in
+            another model's weights lists the name it started with).
 
     Raises:
         ServerError: No endpoint answers.
@@ -60,7 +64,7 @@ def preflight(settings: LLMSettings, needs: Collection[Need], *, timeout_s: floa
             except httpx.TransportError as err:
                 unreachable.append(f"{url} ({err.__class__.__name__}: {err})")
                 continue
-            if settings.model not in served:
+            if listed and settings.model not in served:
                 raise UserInputError(
                     f"llm.model {settings.model!r} is not served at {url}; it serves: "
                     f"{', '.join(served) or '(nothing)'}"

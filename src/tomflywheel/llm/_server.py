@@ -28,6 +28,7 @@ from tomflywheel.errors import ConfigError, ServerError
 from tomflywheel.llm._convert import find_gguf
 from tomflywheel.llm._lazy import forget_lazy_start, register_lazy_start
 from tomflywheel.llm._preflight import Need, preflight
+from tomflywheel.llm._reload import RELOAD_ENV, can_reload, reload_weights, swap_refusal
 
 logger = logging.getLogger(__name__)
 
@@ -158,6 +159,10 @@ class VLLMServer:
         """How many times the server was started (restarts included)."""
         self.restarts = 0
         """How many times the supervisor restarted it after it died."""
+        self.reloads = 0
+        """How many times another model's weights were loaded into it (``reload``)."""
+        self.users = 0
+        """How many ``llm_endpoint`` blocks are using it now (weights are swapped only at 0)."""
         self._stopping = threading.Event()
         self._supervisor: threading.Thread | None = None
 
@@ -204,6 +209,8 @@ class VLLMServer:
         env.setdefault("HF_HUB_OFFLINE", "1")
         env.setdefault("TRANSFORMERS_OFFLINE", "1")
         env.setdefault("VLLM_NO_USAGE_STATS", "1")
+        if can_reload(self.settings):
+            env.update(RELOAD_ENV)
         if threading.current_thread() is not self._supervisor:
             self._stopping.clear()  # started again after a stop
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
@@ -302,6 +309,29 @@ class VLLMServer:
         with contextlib.suppress(subprocess.TimeoutExpired):
             process.wait(timeout=5)
 
+    def reload(self, model_dir: Path) -> None:
+        """Serve ``model_dir``'s weights from now on, loaded into the running server in place.
+
+        The caller checks the folder fits (``swap_refusal``) and that no request is in flight.
+        A restart after this serves ``model_dir``.
+
+        Raises:
+            ServerError: The server cannot swap weights, or the swap failed (then stop it: it
+                may hold half-loaded weights).
+        """
+        if not can_reload(self.settings):
+            raise ServerError("this server was started without weight reloading")
+        started = time.monotonic()
+        reload_weights(
+            self.base_url.removesuffix("/v1"), model_dir, timeout_s=self.settings.startup_timeout_s
+        )
+        self.model_dir = Path(model_dir)
+        self.reloads += 1
+        logger.info(
+            "vLLM server at %s now serves %s (weights loaded in %.1f s)",
+            self.base_url, model_dir, time.monotonic() - started,
+        )  # fmt: skip
+
     @property
     def running(self) -> bool:
         """Whether the API server process is alive."""
@@ -351,6 +381,53 @@ def shared_servers() -> Iterator[None]:
         servers, _shared = _shared, None
         for server in servers.values():
             server.stop()
+
+
+def _swap_key(settings: EmbeddedServerSettings) -> str:
+    """What two servers' settings must share for one to serve the other's model."""
+    return settings.model_dump_json(exclude={"model", "served_model_name"})
+
+
+def _swap_shared(settings: Settings, on_status: Callable[[str], None] | None) -> VLLMServer | None:
+    """A shared server, idle and set up alike, made to serve ``settings``' model; or ``None``.
+
+    Its weights are swapped for the wanted model's when the folders fit (``swap_refusal``).
+    A failed swap stops that server (it may hold half-loaded weights): the caller starts one.
+    """
+    if _shared is None or not can_reload(settings.embedded):
+        return None
+    wanted = settings.embedded.model or ensure_default_model(on_status)
+    for key, server in list(_shared.items()):
+        if server.users or not server.running:
+            continue
+        if _swap_key(server.settings) != _swap_key(settings.embedded):
+            continue
+        refusal = swap_refusal(server.model_dir, wanted)
+        if refusal is not None:
+            logger.info("another vLLM server is needed: %s", refusal)
+            continue
+        if on_status:
+            on_status(f"loading {wanted}'s weights into the running vLLM server")
+        del _shared[key]
+        try:
+            server.reload(wanted)
+        except ServerError as err:
+            logger.warning("%s; stopping that server to start another", err)
+            server.stop()
+            return None
+        server.settings = settings.embedded  # a restart serves this model under this name
+        _shared[settings.embedded.model_dump_json()] = server
+        return server
+    return None
+
+
+@contextlib.contextmanager
+def _using(server: VLLMServer) -> Iterator[None]:
+    server.users += 1
+    try:
+        yield
+    finally:
+        server.users -= 1
 
 
 def _served(settings: Settings, server: VLLMServer) -> LLMSettings:
@@ -455,9 +532,18 @@ def llm_endpoint(
         return
     key = settings.embedded.model_dump_json()
     if _shared is not None and key in _shared and _shared[key].running:
-        served = _served(settings, _shared[key])
-        preflight(served, needs)
-        yield served
+        server = _shared[key]
+        served = _served(settings, server)
+        preflight(served, needs, listed=not server.reloads)
+        with _using(server):
+            yield served
+        return
+    swapped = _swap_shared(settings, on_status)
+    if swapped is not None:
+        served = _served(settings, swapped)
+        preflight(served, needs, listed=False)  # /models lists the name it started with
+        with _using(swapped):
+            yield served
         return
     server = embedded_server(settings.embedded, on_status)
     served = _served(settings, server)
@@ -466,7 +552,8 @@ def llm_endpoint(
             register_lazy_start(server.base_url, _LazyStart(settings, server, needs, on_status))
         else:
             _start_embedded(settings, server, needs, on_status)
-        yield served
+        with _using(server):
+            yield served
     except BaseException:
         server.stop()
         raise
