@@ -30,9 +30,10 @@ CPU time of each budget.
         --out bench/results/closed_loop_round_defaults.txt # the round's time at the defaults
 
 Measured figures: ``bench/results/closed_loop_curve.txt`` (the learning curve),
-``bench/results/closed_loop_round.txt`` and ``closed_loop_round_defaults.txt`` (the round's
-time) and docs/flywheel.md. The client keeps ``--concurrency`` requests in flight (64, as
-``llm.concurrency``; the runs recorded before this default used 8).
+``bench/results/closed_loop_round.txt``, ``closed_loop_round_defaults.txt`` and
+``closed_loop_round_swap.txt`` (the round's time) and docs/flywheel.md. The client keeps
+``--concurrency`` requests in flight (64, as ``llm.concurrency``; the runs recorded before this
+default used 8).
 """
 
 from __future__ import annotations

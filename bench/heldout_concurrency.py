@@ -32,7 +32,7 @@ from provenance import recorded
 from tomflywheel._io import write_jsonl_atomic
 from tomflywheel.config import DatasetRef, EmbeddedServerSettings, Settings
 from tomflywheel.datasets import load_benchmark
-from tomflywheel.evaluation import run_evaluation
+from tomflywheel.evaluation import EvalSummary, run_evaluation
 from tomflywheel.flywheel._models import heldout_refs
 from tomflywheel.llm import embedded_server
 
@@ -56,8 +56,8 @@ def heldout_sets(work: Path, args: argparse.Namespace) -> list[DatasetRef]:
 
 def one_pass(
     base_url: str, model: str, sets: list[DatasetRef], concurrency: int, work: Path
-) -> tuple[float, int]:
-    """Seconds of one held-out pass (predict, judge, metric), and the lowest concurrency."""
+) -> tuple[float, EvalSummary]:
+    """Seconds of one held-out pass (predict, judge, metric), and its summary."""
     httpx.post(base_url.removesuffix("/v1") + "/reset_prefix_cache", timeout=60).raise_for_status()
     settings = Settings.model_validate(
         {
@@ -73,8 +73,7 @@ def one_pass(
     )
     started = time.perf_counter()
     summary = run_evaluation(settings, stages=("predict", "judge", "metric"))
-    seconds = time.perf_counter() - started
-    return seconds, int(summary.usage.get("concurrency_lowest") or concurrency)
+    return time.perf_counter() - started, summary
 
 
 def measure(base_url: str, model: str, args: argparse.Namespace) -> None:
@@ -93,10 +92,11 @@ def measure(base_url: str, model: str, args: argparse.Namespace) -> None:
         for round_ in range(args.rounds):
             order = args.concurrencies if round_ % 2 == 0 else args.concurrencies[::-1]
             for concurrency in order:
-                took, low = one_pass(
+                took, summary = one_pass(
                     base_url, model, sets, concurrency, work / f"r{round_}-c{concurrency}"
                 )
                 seconds[concurrency].append(took)
+                low = int(summary.usage.get("concurrency_lowest") or concurrency)
                 lowest[concurrency] = min(low, lowest[concurrency])
                 print(f"round {round_ + 1} concurrency {concurrency:3d}: {took:6.1f} s", flush=True)
     first = statistics.mean(seconds[args.concurrencies[0]])
