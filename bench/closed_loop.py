@@ -155,6 +155,7 @@ def config(
             "max_length": args.max_length,
             "learning_rate": args.learning_rate,
             "precision": precision,
+            "attention": args.attention,
             "seed": 0,
         },
         audit_margin=args.audit_margin,
@@ -293,6 +294,12 @@ def main() -> None:
         default=AUDIT_MARGIN,
         help="how far above chance admission lets a shortcut answer a family (filter.audit.margin)",
     )
+    parser.add_argument(
+        "--attention",
+        choices=("auto", "sdpa", "eager"),
+        default="auto",
+        help="training attention kernel (train.attention; auto: eager for short SFT on a CPU)",
+    )
     parser.add_argument("--concurrency", type=int, default=64)
     parser.add_argument("--base-url", help="evaluate the base model on an existing server")
     parser.add_argument("--model", default="smollm2-135m-instruct")
@@ -323,7 +330,7 @@ def compare_rounds(work: Path, args: argparse.Namespace) -> None:
         f"{args.hitom_seeds} Hi-ToM; held-out {args.tomi} ToMi test, {args.hitom} Hi-ToM, "
         f"{args.bigtom} BigToM; rules and log-prob scoring only; "
         f"synthetic answers: {args.answer_profile}; batch {args.batch_size}, micro-batch "
-        f"{args.micro_batch}; client concurrency {args.concurrency}; "
+        f"{args.micro_batch}, attention {args.attention}; client concurrency {args.concurrency}; "
         f"load average before (1, 5, 15 min) {load} on {os.cpu_count()} CPUs"
     )
     precisions = args.precisions.split(",")

@@ -18,7 +18,9 @@ def test_objects_alive_on_entry_are_frozen_until_the_outermost_exit() -> None:
         assert frozen > 0
         with frozen_heap():
             pass
-        assert gc.get_freeze_count() == frozen  # the inner exit leaves them frozen
+        # The inner exit leaves them frozen (an unfreeze would empty the count); threads that
+        # earlier tests left running may free a few frozen objects meanwhile.
+        assert gc.get_freeze_count() > frozen // 2
     assert gc.get_freeze_count() == 0
 
 
