@@ -101,7 +101,9 @@ def main() -> None:
         seconds: dict[str, list[float]] = {"swap": [], "start": []}
         scores: dict[str, dict[str, str]] = {}
         with VLLMServer(
-            EmbeddedServerSettings(served_model_name=BASE_NAME), model_dir=ensure_default_model()
+            EmbeddedServerSettings(served_model_name=BASE_NAME),
+            model_dir=ensure_default_model(),
+            swappable=True,
         ) as base:
             for round_ in range(args.rounds):
                 order = ["swap", "start"] if round_ % 2 == 0 else ["start", "swap"]

@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 
 from tomflywheel.config import EmbeddedServerSettings
+from tomflywheel.errors import ConfigError, ServerError
+from tomflywheel.llm import VLLMServer
 from tomflywheel.llm._reload import can_reload, swap_refusal
 
 CONFIG = {"architectures": ["LlamaForCausalLM"], "hidden_size": 64, "dtype": "bfloat16"}
@@ -66,3 +68,15 @@ def test_another_network_another_tokenizer_or_no_weights_cannot(tmp_path):
 def test_only_loopback_servers_swap_weights(host, enabled, expected):
     settings = EmbeddedServerSettings(host=host, reload_weights=enabled)
     assert can_reload(settings) is expected
+
+
+def test_a_server_off_loopback_cannot_be_made_swappable(tmp_path):
+    settings = EmbeddedServerSettings(host="0.0.0.0")
+    with pytest.raises(ConfigError, match="loopback"):
+        VLLMServer(settings, model_dir=tmp_path, swappable=True)
+
+
+def test_a_server_started_without_dev_mode_refuses_to_swap(tmp_path):
+    server = VLLMServer(EmbeddedServerSettings(), model_dir=tmp_path)  # as `tomflywheel serve`
+    with pytest.raises(ServerError, match="not started able to swap"):
+        server.reload(tmp_path)

@@ -145,13 +145,27 @@ class VLLMServer:
         settings: Port, lengths, cache size and extra arguments.
         model_dir: The Hugging Face folder to serve.
         log_path: Where the server's output goes (default: the user cache's ``logs/``).
+        swappable: Start it able to load another model's weights in place (``reload``): vLLM's
+            dev mode, so only where ``can_reload(settings)`` allows; the commands' own servers
+            are, ``tomflywheel serve``'s is not.
     """
 
     def __init__(
-        self, settings: EmbeddedServerSettings, *, model_dir: Path, log_path: Path | None = None
+        self,
+        settings: EmbeddedServerSettings,
+        *,
+        model_dir: Path,
+        log_path: Path | None = None,
+        swappable: bool = False,
     ) -> None:
+        if swappable and not can_reload(settings):
+            raise ConfigError(
+                "weights can be swapped only in a server on a loopback host with "
+                "embedded.reload_weights on"
+            )
         self.settings = settings
         self.model_dir = Path(model_dir)
+        self.swappable = swappable
         self.port = settings.port or free_port(settings.host)
         self.log_path = log_path or cache_root() / "logs" / f"vllm-{self.port}.log"
         self._process: subprocess.Popen[bytes] | None = None
@@ -209,7 +223,7 @@ class VLLMServer:
         env.setdefault("HF_HUB_OFFLINE", "1")
         env.setdefault("TRANSFORMERS_OFFLINE", "1")
         env.setdefault("VLLM_NO_USAGE_STATS", "1")
-        if can_reload(self.settings):
+        if self.swappable:
             env.update(RELOAD_ENV)
         if threading.current_thread() is not self._supervisor:
             self._stopping.clear()  # started again after a stop
@@ -319,8 +333,8 @@ class VLLMServer:
             ServerError: The server cannot swap weights, or the swap failed (then stop it: it
                 may hold half-loaded weights).
         """
-        if not can_reload(self.settings):
-            raise ServerError("this server was started without weight reloading")
+        if not self.swappable:
+            raise ServerError("this server was not started able to swap weights")
         started = time.monotonic()
         reload_weights(
             self.base_url.removesuffix("/v1"), model_dir, timeout_s=self.settings.startup_timeout_s
@@ -351,11 +365,14 @@ class VLLMServer:
 
 
 def embedded_server(
-    settings: EmbeddedServerSettings, on_status: Callable[[str], None] | None = None
+    settings: EmbeddedServerSettings,
+    on_status: Callable[[str], None] | None = None,
+    *,
+    swappable: bool = False,
 ) -> VLLMServer:
     """A (not yet started) server for the configured or the bundled model."""
     model_dir = settings.model or ensure_default_model(on_status)
-    return VLLMServer(settings, model_dir=model_dir)
+    return VLLMServer(settings, model_dir=model_dir, swappable=swappable)
 
 
 _shared: dict[str, VLLMServer] | None = None
@@ -398,7 +415,7 @@ def _swap_shared(settings: Settings, on_status: Callable[[str], None] | None) ->
         return None
     wanted = settings.embedded.model or ensure_default_model(on_status)
     for key, server in list(_shared.items()):
-        if server.users or not server.running:
+        if server.users or not server.running or not server.swappable:
             continue
         if _swap_key(server.settings) != _swap_key(settings.embedded):
             continue
@@ -545,7 +562,7 @@ def llm_endpoint(
         with _using(swapped):
             yield served
         return
-    server = embedded_server(settings.embedded, on_status)
+    server = embedded_server(settings.embedded, on_status, swappable=can_reload(settings.embedded))
     served = _served(settings, server)
     try:
         if lazy:
