@@ -42,7 +42,6 @@ import argparse
 import contextlib
 import json
 import math
-import os
 import sys
 import tempfile
 import time
@@ -53,7 +52,7 @@ from typing import Any
 import yaml
 
 from loop_settings import loop_settings
-from provenance import recorded
+from provenance import machine_load, recorded
 from tomflywheel._io import write_jsonl_atomic
 from tomflywheel.artifacts import Experiment
 from tomflywheel.audit import audit_item
@@ -324,14 +323,13 @@ def main() -> None:
 def compare_rounds(work: Path, args: argparse.Namespace) -> None:
     """Every budget's round under every training precision; their wall times side by side."""
     paths = slices(work, args)
-    load = ", ".join(f"{value:.2f}" for value in os.getloadavg())
     print(
         f"closed loop on SmolLM2-135M-Instruct: seeds {args.seeds} ToMi val + "
         f"{args.hitom_seeds} Hi-ToM; held-out {args.tomi} ToMi test, {args.hitom} Hi-ToM, "
         f"{args.bigtom} BigToM; rules and log-prob scoring only; "
         f"synthetic answers: {args.answer_profile}; batch {args.batch_size}, micro-batch "
         f"{args.micro_batch}, attention {args.attention}; client concurrency {args.concurrency}; "
-        f"load average before (1, 5, 15 min) {load} on {os.cpu_count()} CPUs"
+        f"load average before (1, 5, 15 min) {machine_load()}"
     )
     precisions = args.precisions.split(",")
     budgets = [int(b) for b in args.budgets.split(",")]

@@ -4,8 +4,8 @@ The closed loop's held-out pass (ToMi *test* targets and controls, BigToM forwar
 scored by rules on a greedy reply and by log-prob over its options) runs once per
 ``llm.concurrency`` in ``--concurrencies``, on one embedded server (or ``--base-url``), with the
 request cache off. The server's prefix cache is emptied before every arm (vLLM's
-``/reset_prefix_cache``, served in its dev mode, which this bench switches on for the embedded
-server), so no arm reuses another's prompts; arms run in mirrored order across rounds.
+``/reset_prefix_cache``, served in its dev mode, which this bench's embedded server runs in), so
+no arm reuses another's prompts; arms run in mirrored order across rounds.
 
 Prints each arm's seconds per round, items/s, the ratio to the first arm, and the lowest
 concurrency the client fell to (below the asked one: it met overload and backed off).
@@ -18,23 +18,21 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import os
 import statistics
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-import httpx
-
 from closed_loop import BENCHMARKS, balanced, bigtom_forward_belief
-from provenance import recorded
+from provenance import machine_load, recorded
 from tomflywheel._io import write_jsonl_atomic
 from tomflywheel.config import DatasetRef, EmbeddedServerSettings, Settings
 from tomflywheel.datasets import load_benchmark
 from tomflywheel.evaluation import EvalSummary, run_evaluation
 from tomflywheel.flywheel._models import heldout_refs
 from tomflywheel.llm import embedded_server
+from tomflywheel.llm._reload import reset_prefix_cache
 
 
 def heldout_sets(work: Path, args: argparse.Namespace) -> list[DatasetRef]:
@@ -58,7 +56,7 @@ def one_pass(
     base_url: str, model: str, sets: list[DatasetRef], concurrency: int, work: Path
 ) -> tuple[float, EvalSummary]:
     """Seconds of one held-out pass (predict, judge, metric), and its summary."""
-    httpx.post(base_url.removesuffix("/v1") + "/reset_prefix_cache", timeout=60).raise_for_status()
+    reset_prefix_cache(base_url.removesuffix("/v1"))
     settings = Settings.model_validate(
         {
             "server": "external",
@@ -84,8 +82,7 @@ def measure(base_url: str, model: str, args: argparse.Namespace) -> None:
         print(
             f"held-out pass: {args.tomi} ToMi test + {args.bigtom} BigToM items, each by rules "
             f"and by log-prob ({items} scorings); {args.rounds} round(s), arms in mirrored "
-            f"order, prefix cache emptied before each arm; load average before "
-            f"{', '.join(f'{v:.2f}' for v in os.getloadavg())} on {os.cpu_count()} CPUs"
+            f"order, prefix cache emptied before each arm; load average before {machine_load()}"
         )
         seconds: dict[int, list[float]] = {c: [] for c in args.concurrencies}
         lowest = {concurrency: concurrency for concurrency in args.concurrencies}
@@ -132,9 +129,10 @@ def main() -> None:
         if args.base_url:
             measure(args.base_url, args.model, args)
             return
-        os.environ["VLLM_SERVER_DEV_MODE"] = "1"  # serves /reset_prefix_cache
         started = time.perf_counter()
-        with embedded_server(EmbeddedServerSettings(served_model_name=args.model)) as server:
+        settings = EmbeddedServerSettings(served_model_name=args.model)
+        # swappable: vLLM's dev mode, which serves /reset_prefix_cache
+        with embedded_server(settings, swappable=True) as server:
             print(f"embedded server ready in {time.perf_counter() - started:.1f} s")
             measure(server.base_url, args.model, args)
 

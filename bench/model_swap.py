@@ -23,7 +23,6 @@ config.json, and bf16 arithmetic depends on how requests are batched.
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import sys
 import tempfile
@@ -31,7 +30,7 @@ import time
 from pathlib import Path
 
 from heldout_concurrency import heldout_sets, one_pass
-from provenance import recorded
+from provenance import machine_load, recorded
 from tomflywheel.config import DatasetRef, EmbeddedServerSettings
 from tomflywheel.evaluation import EvalSummary
 from tomflywheel.llm import VLLMServer, ensure_default_model
@@ -91,12 +90,10 @@ def main() -> None:
     with recorded(args.out, title), tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         sets = heldout_sets(work, args)
-        load = ", ".join(f"{value:.2f}" for value in os.getloadavg())
         print(
             f"trained model {args.model_dir}; held-out {args.tomi} ToMi test + {args.bigtom} "
             f"BigToM items by rules and by log-prob; concurrency {args.concurrency}; "
-            f"{args.rounds} rounds, arms in mirrored order; load average before {load} on "
-            f"{os.cpu_count()} CPUs"
+            f"{args.rounds} rounds, arms in mirrored order; load average before {machine_load()}"
         )
         seconds: dict[str, list[float]] = {"swap": [], "start": []}
         scores: dict[str, dict[str, str]] = {}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import os
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -13,6 +14,11 @@ from typing import TextIO
 from tomflywheel._io import atomic_write_text
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def machine_load() -> str:
+    """The 1, 5 and 15-minute load averages and the CPU count, for a results file's header."""
+    return f"{', '.join(f'{value:.2f}' for value in os.getloadavg())} on {os.cpu_count()} CPUs"
 
 
 def commit() -> str:

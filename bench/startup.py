@@ -26,7 +26,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from provenance import ROOT, recorded
+from provenance import ROOT, machine_load, recorded
 
 HEAVY = ("sklearn", "scipy", "torch", "transformers", "vllm", "ray", "pandas", "openai", "numpy")
 
@@ -96,8 +96,7 @@ def run(args: argparse.Namespace) -> None:
                     start = time.perf_counter()
                     subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, env=_env(source))
                     times[(label, name)].append(time.perf_counter() - start)
-    load = ", ".join(f"{value:.2f}" for value in os.getloadavg())
-    print(f"load average before the table (1, 5, 15 min): {load} on {os.cpu_count()} CPUs")
+    print(f"load average before the table (1, 5, 15 min): {machine_load()}")
     print(f"{'command':<30} {'source':<9} {'fastest s':>9} {'median s':>9}   ({args.runs} runs)")
     for (label, name), values in times.items():
         ratio = ""

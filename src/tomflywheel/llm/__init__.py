@@ -10,6 +10,7 @@ from tomflywheel.llm import _hf_scorers  # noqa: F401
 from tomflywheel.llm._batch import ProgressCallback, run_batch
 from tomflywheel.llm._cache import RequestCache, request_key
 from tomflywheel.llm._content import ContentClient, Reply
+from tomflywheel.llm._llm_endpoint import check_endpoint, llm_endpoint, shared_servers
 from tomflywheel.llm._logprob import (
     ContinuationScore,
     FirstToken,
@@ -28,13 +29,10 @@ from tomflywheel.llm._scorers import (
 )
 from tomflywheel.llm._server import (
     VLLMServer,
-    check_endpoint,
     default_model_dir,
     embedded_server,
     ensure_default_model,
     free_port,
-    llm_endpoint,
-    shared_servers,
 )
 from tomflywheel.llm._stats import UsageStats
 from tomflywheel.llm._structure import StructureClient, StructureFailure

@@ -81,6 +81,27 @@ def swap_refusal(serving: Path, other: Path) -> str | None:
     return None
 
 
+def _post(root_url: str, route: str, body: dict[str, Any] | None, timeout_s: float) -> Any:
+    """POST to one of the server's dev-mode routes; its JSON reply (``None`` when empty)."""
+    try:
+        response = httpx.post(f"{root_url}/{route}", json=body, timeout=timeout_s)
+    except httpx.HTTPError as err:
+        raise ServerError(f"{root_url}/{route}: {err.__class__.__name__}: {err}") from err
+    if response.status_code != 200:
+        raise ServerError(f"{root_url}/{route}: HTTP {response.status_code}: {response.text[:500]}")
+    return response.json() if response.content else None
+
+
+def reset_prefix_cache(root_url: str, *, timeout_s: float = 60.0) -> None:
+    """Empty the prefix cache of the dev-mode server at ``root_url`` (no request in flight).
+
+    Raises:
+        ServerError: The server refused, or kept its cache.
+    """
+    if not (_post(root_url, "reset_prefix_cache", None, timeout_s) or {}).get("success"):
+        raise ServerError(f"{root_url}/reset_prefix_cache: the server kept its prefix cache")
+
+
 def reload_weights(root_url: str, model_dir: Path, *, timeout_s: float) -> None:
     """Load ``model_dir``'s weights into the server at ``root_url`` and empty its prefix cache.
 
@@ -92,19 +113,5 @@ def reload_weights(root_url: str, model_dir: Path, *, timeout_s: float) -> None:
             stop it).
     """
     reload = {"method": "reload_weights", "kwargs": {"weights_path": str(model_dir)}}
-    steps: list[tuple[str, dict[str, Any]]] = [
-        ("collective_rpc", reload),
-        ("reset_prefix_cache", {}),
-    ]
-    with httpx.Client(timeout=timeout_s) as http:
-        for route, body in steps:
-            try:
-                response = http.post(f"{root_url}/{route}", json=body or None)
-            except httpx.HTTPError as err:
-                raise ServerError(f"{root_url}/{route}: {err.__class__.__name__}: {err}") from err
-            if response.status_code != 200:
-                raise ServerError(
-                    f"{root_url}/{route}: HTTP {response.status_code}: {response.text[:500]}"
-                )
-            if route == "reset_prefix_cache" and not response.json().get("success"):
-                raise ServerError(f"{root_url}/{route}: the server kept its prefix cache")
+    _post(root_url, "collective_rpc", reload, timeout_s)
+    reset_prefix_cache(root_url, timeout_s=timeout_s)
