@@ -1,14 +1,17 @@
 """A bit-mask model of tgtom-style stories, to search perturbations fast.
 
 The targeted search of the counterfactual question types tries many edits; re-walking the story
-for each is slow. This model keeps, per placement, move and claim, the mask of agents it reaches
-(tgtom's rules 1-6, under the default profile) and recomputes only what an edit changes. It is
-a search heuristic only: every candidate it proposes is confirmed by the engine before a
-question is marked ``targeted``, and every answer comes from the engine.
+for each is slow. This model keeps, per agent, the mask of placements, moves and claims that reach
+it (tgtom's rules 1-6, under the default profile; bit ``i`` is the story's ``i``-th such record),
+so a chain's belief is the value of the highest bit of its members' masks ANDed, and an edit
+recomputes only the masks it changes. It is a search heuristic only: every candidate it proposes
+is confirmed by the engine before a question is marked ``targeted``, and every answer comes from
+the engine.
 """
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from dataclasses import dataclass
 
 from tomflywheel.world.model import (
@@ -36,13 +39,22 @@ class _Record:
     hearers: int = 0
 
 
+@dataclass(frozen=True, slots=True)
+class _View:
+    """The story under one edit: each agent's reach mask over records, each record's value."""
+
+    reach: list[int]
+    values: list[str]
+    present: int
+    """Every record the edit leaves in the story (the belief of an empty chain)."""
+
+
 class FastModel:
     """Reach masks of a tgtom-style story's placements, moves and claims, edit by edit."""
 
     def __init__(self, story: Story) -> None:
         self.agents = story.agents
         self.index = index = {agent: i for i, agent in enumerate(story.agents)}
-        self._last: tuple[object, tuple[list[int], dict[int, str], int | None]] | None = None
         everyone = (1 << len(story.agents)) - 1
         self.exits = dict.fromkeys(range(len(story.agents)), _NEVER)
         self.records: list[_Record] = []
@@ -62,19 +74,61 @@ class FastModel:
                 else:
                     hearers = (1 << index[event.listener]) & ~(1 << speaker)
                 self.records.append(_Record("claim", line, event.value, speaker, 0, hearers))
-        self.base = self.masks(self.exits)
-        self._base_ck: dict[tuple[str, ...], object] = {}
-        self.last_of = self._last_records()
-
-    def _last_records(self) -> dict[int, int]:
+        self._lines = [record.line for record in self.records]
+        count = len(story.agents)
+        self._seen = 0  # records reached by whoever is present (placements and moves)
+        self._own = [0] * count  # agent -> the moves it made (it sees those wherever it is)
+        self._hidden = [0] * count  # agent -> the moves hidden from it
+        self._heard: list[list[tuple[int, int]]] = [[] for _ in range(count)]
+        """Agent -> (record index, speaker) of each claim it hears."""
+        self._spoken: dict[int, list[int]] = {}  # speaker -> its claims' record indexes
+        for i, record in enumerate(self.records):
+            if record.kind == "claim":
+                self._spoken.setdefault(record.actor, []).append(i)
+                for agent in range(count):
+                    if record.hearers >> agent & 1:
+                        self._heard[agent].append((i, record.actor))
+                continue
+            self._seen |= 1 << i
+            if record.actor >= 0:
+                self._own[record.actor] |= 1 << i
+            for agent in range(count):
+                if record.hide >> agent & 1:
+                    self._hidden[agent] |= 1 << i
+        self.claim_at = {
+            r.line: i for i, r in reversed(list(enumerate(self.records))) if r.kind == "claim"
+        }
+        """Line -> index of the (first) claim record told on it."""
+        self._views: dict[Edit, _View] = {}
+        self._base = _View(
+            [self._agent_reach(agent, self.exits) for agent in range(len(self.agents))],
+            [record.value for record in self.records],
+            (1 << len(self.records)) - 1,
+        )
+        self._base_ck: dict[int, object] = {}
+        self.base = self.masks()
+        self.last_of = {
+            agent: reach.bit_length() - 1 for agent, reach in enumerate(self._base.reach) if reach
+        }
         """Agent -> index of the last record reaching it (its first-order anchor)."""
-        last: dict[int, int] = {}
-        for i in range(len(self.records) - 1, -1, -1):
-            mask = self.base[i]
-            for agent in range(len(self.agents)):
-                if agent not in last and mask >> agent & 1:
-                    last[agent] = i
-        return last
+
+    def _agent_reach(self, agent: int, exits: dict[int, int]) -> int:
+        """The records reaching one agent when agents exit at these lines."""
+        exit_line = exits[agent]
+        present = self._seen & ((1 << bisect_left(self._lines, exit_line)) - 1)
+        reach = (present | self._own[agent]) & ~self._hidden[agent]
+        for i, speaker in self._heard[agent]:
+            if exits[speaker] > exit_line:
+                reach |= 1 << i
+        return reach
+
+    def masks(self) -> list[int]:
+        """The agents each record reaches (bit ``a``: agent ``a``), without edits."""
+        reach = self._base.reach
+        return [
+            sum(1 << agent for agent, mask in enumerate(reach) if mask >> i & 1)
+            for i in range(len(self.records))
+        ]
 
     def claim_can_matter(self, group: tuple[str, ...], line: int) -> bool:
         """Can a new value for the claim of ``line`` change the group's common knowledge?
@@ -82,159 +136,126 @@ class FastModel:
         Only if the claim is some member's last news, or reaches every member (it may then be
         the group's anchor).
         """
+        i = self.claim_at.get(line)
+        if i is None:
+            return False
         members = [self.index[name] for name in group]
-        for i, record in enumerate(self.records):
-            if record.kind == "claim" and record.line == line:
-                if any(self.last_of.get(m) == i for m in members):
-                    return True
-                return all(self.base[i] >> m & 1 for m in members)
-        return False
+        if any(self.last_of.get(m) == i for m in members):
+            return True
+        return all(self.base[i] >> m & 1 for m in members)
 
-    def masks(self, exits: dict[int, int]) -> list[int]:
-        """The reach mask of every record for these exit lines."""
-        out = []
-        count = len(self.agents)
-        for record in self.records:
-            if record.kind == "claim":
-                speaker_exit = exits[record.actor]
-                mask = 0
-                for agent in range(count):
-                    if record.hearers >> agent & 1 and speaker_exit > exits[agent]:
-                        mask |= 1 << agent
-            else:
-                mask = 0
-                for agent in range(count):
-                    if exits[agent] > record.line:
-                        mask |= 1 << agent
-                if record.actor >= 0:
-                    mask |= 1 << record.actor
-                mask &= ~record.hide
-            out.append(mask)
-        return out
-
-    def _view(self, edit: Edit | None) -> tuple[list[int], dict[int, str], int | None]:
+    def _view(self, edit: Edit | None) -> _View:
         if edit is None:
-            return self.base, {}, None
-        if self._last is not None and self._last[0] == edit:
-            return self._last[1]
-        view = self._compute(edit)
-        self._last = (edit, view)
+            return self._base
+        view = self._views.get(edit)
+        if view is None:
+            view = self._views[edit] = self._compute(edit)
         return view
 
-    def _compute(self, edit: Edit) -> tuple[list[int], dict[int, str], int | None]:
-        masks, values, dropped = self.base, {}, None
+    def _compute(self, edit: Edit) -> _View:
+        base = self._base
         if isinstance(edit, DropMove):
-            dropped = next(
-                (i for i, r in enumerate(self.records) if r.kind == "move" and r.line == edit.line),
-                None,
-            )
+            for i, record in enumerate(self.records):
+                if record.kind == "move" and record.line == edit.line:
+                    keep = ~(1 << i)
+                    reach = [mask & keep for mask in base.reach]
+                    return _View(reach, base.values, base.present & keep)
         elif isinstance(edit, ReplaceClaim):
+            values = list(base.values)
             for i, record in enumerate(self.records):
                 if record.kind == "claim" and record.line == edit.line:
                     values[i] = edit.value
+            return _View(base.reach, values, base.present)
         elif isinstance(edit, SetExits):
             changes = {self.index[a]: line for a, line in edit.exits if a in self.index}
-            masks = self._moved_exits(changes)
-        return masks, values, dropped
+            return _View(self._moved_exits(changes), base.values, base.present)
+        return base
 
     def _moved_exits(self, changes: dict[int, int]) -> list[int]:
-        """The masks after some exits move: only the moved agents' bits can change."""
+        """Each agent's reach after some exits move.
+
+        A moved agent's reach is computed again; another's changes only through the claims a
+        moved agent spoke (whether the speaker stayed longer than the listener).
+        """
         exits = {**self.exits, **changes}
-        moved = 0
-        for agent in changes:
-            moved |= 1 << agent
-        masks = list(self.base)
-        count = len(self.agents)
-        for i, record in enumerate(self.records):
-            if record.kind == "claim":
-                if record.actor in changes or record.hearers & moved:
-                    speaker_exit = exits[record.actor]
-                    mask = 0
-                    for agent in range(count):
-                        if record.hearers >> agent & 1 and speaker_exit > exits[agent]:
-                            mask |= 1 << agent
-                    masks[i] = mask
+        reach = list(self._base.reach)
+        spoken = [i for speaker in changes for i in self._spoken.get(speaker, ())]
+        for agent in range(len(reach)):
+            if agent in changes:
+                reach[agent] = self._agent_reach(agent, exits)
                 continue
-            mask = masks[i]
-            for agent in changes:
-                bit = 1 << agent
-                if (exits[agent] > record.line or agent == record.actor) and not record.hide & bit:
-                    mask |= bit
+            bit, exit_line = 1 << agent, exits[agent]
+            for i in spoken:
+                record = self.records[i]
+                if record.hearers & bit and exits[record.actor] > exit_line:
+                    reach[agent] |= 1 << i
                 else:
-                    mask &= ~bit
-            masks[i] = mask
-        return masks
+                    reach[agent] &= ~(1 << i)
+        return reach
 
     def belief(self, chain: tuple[str, ...], edit: Edit | None = None) -> str | None:
         """The chain's belief: the value of the last record reaching all its members."""
-        masks, values, dropped = self._view(edit)
-        wanted = 0
+        view = self._view(edit)
+        shared = view.present
         for name in chain:
-            wanted |= 1 << self.index[name]
-        for i in range(len(self.records) - 1, -1, -1):
-            if i != dropped and masks[i] & wanted == wanted:
-                return values.get(i, self.records[i].value)
-        return None
+            shared &= view.reach[self.index[name]]
+        return view.values[shared.bit_length() - 1] if shared else None
 
-    def all_but_one(self, edit: Edit | None = None) -> dict[str, str | None]:
-        """For each agent X, the belief of a chain of every agent but X (one pass)."""
-        masks, values, dropped = self._view(edit)
-        everyone = (1 << len(self.agents)) - 1
-        out: dict[str, str | None] = dict.fromkeys(self.agents)
-        open_ = set(range(len(self.agents)))
-        for i in range(len(self.records) - 1, -1, -1):
-            if i == dropped or not open_:
-                continue
-            missing = everyone & ~masks[i]
-            if missing == 0:
-                hits = list(open_)
-            elif missing & (missing - 1) == 0:
-                hits = [missing.bit_length() - 1] if missing.bit_length() - 1 in open_ else []
-            else:
-                continue
-            value = values.get(i, self.records[i].value)
-            for agent in hits:
-                out[self.agents[agent]] = value
-                open_.discard(agent)
+    def all_but_one(self, edit: Edit | None = None) -> list[str | None]:
+        """For each agent X (in story order), the belief of a chain of every agent but X."""
+        view = self._view(edit)
+        reach, values = view.reach, view.values
+        count = len(reach)
+        before = [view.present] * (count + 1)  # before[k]: AND of the first k agents' masks
+        for k in range(count):
+            before[k + 1] = before[k] & reach[k]
+        out: list[str | None] = [None] * count
+        after = view.present  # AND of the masks of the agents after agent k
+        for k in range(count - 1, -1, -1):
+            shared = before[k] & after
+            if shared:
+                out[k] = values[shared.bit_length() - 1]
+            after &= reach[k]
         return out
 
     def common_knowledge(self, group: tuple[str, ...], edit: Edit | None = None) -> object:
         """Rule 8 of tgtom: all believe L, and the last record reaching them all carried L."""
+        members = [self.index[name] for name in group]
         if edit is None:
-            if group not in self._base_ck:
-                self._base_ck[group] = self._common_knowledge(group, None)
-            return self._base_ck[group]
-        return self._common_knowledge(group, edit)
+            return self._base_common_knowledge(members)
+        return self._common_knowledge(members, self._view(edit))
 
-    def _common_knowledge(self, group: tuple[str, ...], edit: Edit | None) -> object:
-        masks, values, dropped = self._view(edit)
-        wanted = 0
-        for name in group:
-            wanted |= 1 << self.index[name]
-        if wanted.bit_count() != len(group):  # a name twice: never all of "them" agree
+    def ck_changes(self, group: tuple[str, ...], edit: Edit) -> bool:
+        """Whether the edit changes the group's common-knowledge answer."""
+        members = [self.index[name] for name in group]
+        view, base = self._view(edit), self._base
+        if (
+            view.values is base.values
+            and view.present == base.present
+            and all(view.reach[m] == base.reach[m] for m in members)
+        ):
+            return False  # the members hear and see what they did: the same answer
+        return self._common_knowledge(members, view) != self._base_common_knowledge(members)
+
+    def _base_common_knowledge(self, members: list[int]) -> object:
+        key = sum(1 << m for m in members)
+        if key not in self._base_ck:
+            self._base_ck[key] = self._common_knowledge(members, self._base)
+        return self._base_ck[key]
+
+    @staticmethod
+    def _common_knowledge(members: list[int], view: _View) -> object:
+        if len(set(members)) != len(members):  # a name twice: never all of "them" agree
             return {"common_knowledge": False, "shared_location": None}
-        records = self.records
-        unknown = wanted  # members whose last reaching record is not found yet
+        reach, values = view.reach, view.values
+        shared = view.present
         beliefs: set[str | None] = set()
-        shared = None
-        for i in range(len(records) - 1, -1, -1):
-            if i == dropped:
-                continue
-            mask = masks[i]
-            first = mask & unknown
-            everyone = shared is None and mask & wanted == wanted
-            if not (first or everyone):
-                continue
-            value = values.get(i, records[i].value)
-            if everyone:
-                shared = value
-            if first:
-                beliefs.add(value)
-                unknown &= ~first
-            if not unknown and shared is not None:
-                break
-        if unknown:
-            beliefs.add(None)
-        if len(beliefs) == 1 and shared is not None and shared in beliefs:
-            return {"common_knowledge": True, "shared_location": shared}
+        for member in members:
+            mask = reach[member]
+            shared &= mask
+            beliefs.add(values[mask.bit_length() - 1] if mask else None)
+        if len(beliefs) == 1 and shared:
+            location = values[shared.bit_length() - 1]
+            if location in beliefs:
+                return {"common_knowledge": True, "shared_location": location}
         return {"common_knowledge": False, "shared_location": None}

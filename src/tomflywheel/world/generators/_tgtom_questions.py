@@ -70,6 +70,7 @@ class _Context:
         self.story = story
         self.answerer = answerer
         self.fast = FastModel(story)
+        self._reached: dict[int, list[str]] = {}
         self.agents = list(story.agents)
         self.obj = next(e.obj for e in story.events if isinstance(e, Place))
         self.depth = len(self.agents) - 1
@@ -101,16 +102,17 @@ class _Context:
 
     def ck_changes(self, group: tuple[str, ...], edit: Edit) -> bool:
         """Whether the edit changes the common-knowledge answer (fast model, then the engine)."""
-        if self.fast.common_knowledge(group, edit) == self.fast.common_knowledge(group):
+        if not self.fast.ck_changes(group, edit):
             return False
         return self.ck(group, edit) != self.ck(group)
 
     def reached(self, line: int) -> list[str]:
         """The agents the claim of a line reaches in the fast model (heard and trust it)."""
-        for record, mask in zip(self.fast.records, self.fast.base, strict=True):
-            if record.kind == "claim" and record.line == line:
-                return [a for i, a in enumerate(self.agents) if mask >> i & 1]
-        return []
+        if line not in self._reached:
+            i = self.fast.claim_at.get(line)
+            mask = 0 if i is None else self.fast.base[i]
+            self._reached[line] = [a for k, a in enumerate(self.agents) if mask >> k & 1]
+        return self._reached[line]
 
     def belief(self, chain: tuple[str, ...], edit: object = None) -> object:
         return self.answerer.answer(QuestionSpec("belief", self.obj, chain=chain, edit=edit))  # type: ignore[arg-type]
@@ -198,14 +200,15 @@ def _claim_search(
     viable = [(line, claim) for line, claim in c.claims if any(x != claim.value for x in c.used)]
     if not viable:
         return None
+    alts = {claim.value: [x for x in c.used if x != claim.value] for _, claim in viable}
     for _ in range(MAX_ATTEMPTS if feasible else 0):
         line, claim = rng.choice(viable)
-        alt = rng.choice([x for x in c.used if x != claim.value])
+        alt = rng.choice(alts[claim.value])
         who = pick(line)
         if who and changes(who, ReplaceClaim(line, alt)):
             return line, claim, alt, who, True
     line, claim = rng.choice(viable)
-    alt = rng.choice([x for x in c.used if x != claim.value])
+    alt = rng.choice(alts[claim.value])
     return line, claim, alt, tuple(rng.sample(c.agents, c.depth)), False
 
 
@@ -277,7 +280,7 @@ def _q10(c: _Context, rng: random.Random) -> list[TgtomQuestion]:
     for a, b in itertools.combinations(exited, 2):
         edit = SetExits(((a, c.exits[b]), (b, c.exits[a])))
         after = c.fast.all_but_one(edit)
-        changed += [(edit, out) for out in c.agents if after[out] != base[out]]
+        changed += [(edit, c.agents[k]) for k, value in enumerate(after) if value != base[k]]
     while changed:
         edit, out = rng.choice(changed)
         chain = tuple(rng.sample([a for a in c.agents if a != out], c.depth))
@@ -307,11 +310,17 @@ def _q11(c: _Context, rng: random.Random) -> list[TgtomQuestion]:
         return []
     speakers = sorted({claim.speaker for _, claim in c.claims} & set(exited))
 
+    lines: dict[str, list[int]] = {}  # agent -> the lines its exit may move to
+    others: dict[str, list[str]] = {}  # agent -> everyone else
+
     def draw(pool: list[str]) -> tuple[SetExits, tuple[str, ...]]:
         agent = rng.choice(pool)
-        line = rng.choice([n for n in range(3, last) if n != c.exits[agent]] or [3])
-        others = [a for a in c.agents if a != agent]
-        members = tuple(rng.sample(others, rng.randint(3, min(4, len(others)))))
+        if agent not in lines:
+            lines[agent] = [n for n in range(3, last) if n != c.exits[agent]] or [3]
+            others[agent] = [a for a in c.agents if a != agent]
+        line = rng.choice(lines[agent])
+        rest = others[agent]
+        members = tuple(rng.sample(rest, rng.randint(3, min(4, len(rest)))))
         return SetExits(((agent, line),)), members
 
     for _ in range(MAX_ATTEMPTS if speakers else 0):
