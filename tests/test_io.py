@@ -7,6 +7,7 @@ from yaml import YAMLError
 
 from tomflywheel._io import (
     JsonlAppender,
+    atomic_write_chunks,
     atomic_write_json,
     is_whole_line,
     iter_jsonl,
@@ -187,6 +188,25 @@ def test_atomic_json_write_replaces_the_whole_file(tmp_path):
     atomic_write_json(path, {"b": 2})
     assert json.loads(path.read_text(encoding="utf-8")) == {"b": 2}
     assert [p.name for p in tmp_path.iterdir()] == ["m.json"]
+
+
+def test_chunks_given_as_files_are_copied_in_place_between_byte_chunks(tmp_path):
+    first, second = tmp_path / "1.part", tmp_path / "2.part"
+    first.write_bytes(b"from a file\n" * 5000)  # larger than one write buffer
+    second.write_bytes(b"")
+    out = tmp_path / "out" / "all.jsonl"
+    atomic_write_chunks(out, [b"head\n", first, b"middle\n", second, first, b"tail\n"])
+    body = b"from a file\n" * 5000
+    assert out.read_bytes() == b"head\n" + body + b"middle\n" + body + b"tail\n"
+
+
+def test_a_missing_chunk_file_leaves_the_earlier_file_whole(tmp_path):
+    out = tmp_path / "kept.jsonl"
+    out.write_bytes(b"earlier\n")
+    with pytest.raises(FileNotFoundError):
+        atomic_write_chunks(out, [b"new\n", tmp_path / "absent.part"])
+    assert out.read_bytes() == b"earlier\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["kept.jsonl"]
 
 
 def test_same_records_give_the_same_bytes(tmp_path):

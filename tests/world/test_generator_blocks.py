@@ -32,14 +32,15 @@ def test_a_file_written_by_worker_processes_has_the_bytes_of_one_process(tmp_pat
     assert write_generated(name, many, workers=2, block=2, **params) == count > 0
     assert many.read_bytes() == one.read_bytes()
     assert len(one.read_bytes().splitlines()) == count
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["many.jsonl", "one.jsonl"]  # no blocks
 
 
 def test_story_blocks_cover_the_range_once_in_order():
     blocks = story_blocks(5, 100, workers=2)
     assert blocks[0][0] == 5 and sum(n for _, n in blocks) == 100
     assert all(a + n == b for (a, n), (b, _) in pairwise(blocks))
-    assert [n for _, n in blocks[:-1]] == [16] * 6  # 100 / (2 workers x 4) is under the 16 floor
-    assert story_blocks(0, 1000, workers=2)[0] == (0, 125)  # about four blocks per worker
+    assert [n for _, n in blocks[:-1]] == [16] * 6  # 100 / (2 workers x 16) is under the 16 floor
+    assert story_blocks(0, 1000, workers=2)[0] == (0, 32)  # about sixteen blocks per worker
     assert story_blocks(0, 10, workers=4) == [(0, 10)]  # too few stories to split
 
 

@@ -9,6 +9,7 @@ order as they come back. The file has the same bytes with one worker or many.
 from __future__ import annotations
 
 import multiprocessing
+import tempfile
 from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
@@ -38,14 +39,23 @@ progress display moves once per block."""
 def story_blocks(
     start: int, n: int, workers: int, block: int | None = None
 ) -> list[tuple[int, int]]:
-    """``(start, n)`` of each block: about four per worker, so one slow block idles no other."""
-    size = block or min(MAX_BLOCK, max(MIN_BLOCK, -(-n // (workers * 4))))
+    """``(start, n)`` of each block: about sixteen per worker, so the last ones end together."""
+    size = block or min(MAX_BLOCK, max(MIN_BLOCK, -(-n // (workers * 16))))
     return [(first, min(size, start + n - first)) for first in range(start, start + n, size)]
 
 
-def _block_bytes(kind: str, params: dict[str, Any], start: int, n: int) -> tuple[bytes, int]:
-    """One block's JSONL bytes and sample count (runs in a worker)."""
-    return jsonl_bytes(GENERATORS.get(kind)(params, start=start, n=n))
+def _block_file(
+    kind: str, params: dict[str, Any], start: int, n: int, folder: Path
+) -> tuple[Path, int]:
+    """One block's samples as a JSONL file in ``folder``, and their count (runs in a worker).
+
+    A file, not bytes sent back: the parent copies it into the output in the kernel instead of
+    unpickling and writing tens of megabytes while the workers want both cores.
+    """
+    data, count = jsonl_bytes(GENERATORS.get(kind)(params, start=start, n=n))
+    path = folder / f"{start}.jsonl"
+    path.write_bytes(data)
+    return path, count
 
 
 def write_generated(
@@ -63,7 +73,7 @@ def write_generated(
         kind: The generator's name.
         out: The file to write (replaced whole, or left as it was on failure).
         workers: Worker processes (0: one per available core); 1 generates in this process.
-        block: Stories per worker task (default: about four tasks per worker, 16 to 250).
+        block: Stories per worker task (default: about sixteen tasks per worker, 16 to 250).
         progress: Called with (stories written, stories) after each block.
         **params: The generator's parameters.
 
@@ -82,7 +92,7 @@ def write_generated(
     update = progress or (lambda done, total: None)
     count = stories = 0
 
-    def written(data: bytes, samples: int, n: int) -> bytes:
+    def written(data: bytes | Path, samples: int, n: int) -> bytes | Path:
         """Count what ``data`` holds: ``samples`` samples, finishing ``n`` stories."""
         nonlocal count, stories
         count += samples
@@ -91,29 +101,35 @@ def write_generated(
             update(stories, checked.n)
         return data
 
-    def serial() -> Iterator[bytes]:  # line by line: memory holds one sample, not a block
+    def serial() -> Iterator[bytes | Path]:  # line by line: memory holds one sample, not a block
         for first, n in blocks:
             for sample in generator(base, start=first, n=n):
                 yield written((to_json_line(sample) + "\n").encode("utf-8"), 1, 0)
             written(b"", 0, n)
 
-    def parallel() -> Iterator[bytes]:
+    def parallel() -> Iterator[bytes | Path]:
         # fork: workers inherit the loaded engine instead of importing it again (~1 s each).
         context = multiprocessing.get_context("fork")
         pool_size = min(workers, len(blocks))
-        with ProcessPoolExecutor(pool_size, mp_context=context) as pool:
-            # A window of blocks in flight: the finished ones wait here in order, not all at once.
+        Path(out).parent.mkdir(parents=True, exist_ok=True)
+        with (
+            tempfile.TemporaryDirectory(prefix=f".{Path(out).name}.", dir=Path(out).parent) as tmp,
+            ProcessPoolExecutor(pool_size, mp_context=context) as pool,
+        ):
+            folder = Path(tmp)
+            # A window of blocks in flight: the finished ones wait on disk in order, not all.
             pending = iter(blocks)
             window = deque(
-                pool.submit(_block_bytes, kind, base, first, n)
+                pool.submit(_block_file, kind, base, first, n, folder)
                 for first, n in islice(pending, 2 * pool_size)
             )
             sizes = iter(n for _, n in blocks)
             while window:
-                data, samples = window.popleft().result()
+                path, samples = window.popleft().result()
                 for first, n in islice(pending, 1):
-                    window.append(pool.submit(_block_bytes, kind, base, first, n))
-                yield written(data, samples, next(sizes))
+                    window.append(pool.submit(_block_file, kind, base, first, n, folder))
+                yield written(path, samples, next(sizes))
+                path.unlink()
 
     forkable = "fork" in multiprocessing.get_all_start_methods()
     update(0, checked.n)
