@@ -88,16 +88,25 @@ class SetExits:
 
     def order(self, story: Story) -> list[int]:
         """The original indices of the events in their edited order."""
-        lines = self.lines(story)
-        events = story.events
-        return sorted(
-            range(len(lines)), key=lambda i: (lines[i], 0 if isinstance(events[i], Exit) else 1, i)
-        )
+        return [i for _, _, i in self._keys(story)]
 
     def apply(self, story: Story) -> Story:
         """The story with those exit events moved to their new lines."""
-        lines = self.lines(story)
-        return _rebuild(story, [(story.events[i], lines[i]) for i in self.order(story)])
+        keys = self._keys(story)
+        events = story.events
+        return Story(
+            tuple([events[i] for _, _, i in keys]), tuple([k[0] for k in keys]), story.agents
+        )
+
+    def _keys(self, story: Story) -> list[tuple[int, int, int]]:
+        """``(edited line, 0 for an exit else 1, original index)`` of every event, sorted."""
+        new_line = dict(self.exits)
+        return sorted(
+            [
+                (new_line.get(event.agent, line), 0, i) if isinstance(event, Exit) else (line, 1, i)
+                for i, (event, line) in enumerate(zip(story.events, story.lines, strict=True))
+            ]
+        )
 
 
 Edit: TypeAlias = DropMove | ReplaceClaim | SetMotive | SetExits
@@ -161,7 +170,3 @@ def _swap(story: Story, line: int, kind: type, change: Callable[[Any], Event]) -
         if isinstance(events[i], kind):
             events[i] = change(events[i])
     return Story(tuple(events), story.lines, story.agents)
-
-
-def _rebuild(story: Story, pairs: list[tuple[Event, int]]) -> Story:
-    return Story(tuple(event for event, _ in pairs), tuple(line for _, line in pairs), story.agents)

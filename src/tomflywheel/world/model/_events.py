@@ -220,11 +220,12 @@ def event_from_dict(data: Mapping[str, Any]) -> Event:
     cls = EVENT_TYPES.get(str(kind))
     if cls is None:
         raise ValueError(f"unknown event type {kind!r}")
-    kwargs: dict[str, Any] = {
-        name: tuple(value) if name in _TUPLE_FIELDS and isinstance(value, list) else value
-        for name, value in data.items()
-        if name != "type"
-    }
+    kwargs = dict(data)
+    del kwargs["type"]
+    for name in _TUPLE_FIELDS.intersection(kwargs):
+        value = kwargs[name]
+        if isinstance(value, list):
+            kwargs[name] = tuple(value)
     try:
         return cls(**kwargs)
     except TypeError as err:

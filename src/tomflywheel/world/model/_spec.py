@@ -13,6 +13,9 @@ QuestionKind = Literal["memory", "reality", "belief", "intent", "cause", "common
 """What is asked: first value, true value, a (nested) belief, a move's motive as a chain
 believes it, the event behind an agent's belief, or whether a value is common knowledge."""
 
+# A tuple, not a set: a kind that is an unhashable JSON value must fail as an unknown kind.
+_KINDS = ("memory", "reality", "belief", "intent", "cause", "common_knowledge")
+
 Answer = str | int | dict[str, Any] | None
 """A derived answer: a value (container), a line number, a small dict, or None."""
 
@@ -81,20 +84,21 @@ class QuestionSpec:
         Raises:
             ValueError: A bad kind or edit.
         """
-        kind = data.get("kind")
-        if kind not in ("memory", "reality", "belief", "intent", "cause", "common_knowledge"):
+        get = data.get
+        kind = get("kind")
+        if kind not in _KINDS:
             raise ValueError(f"unknown question kind {kind!r}")
-        edit = data.get("edit")
-        return cls(
-            kind=kind,
-            subject=str(data["subject"]),
-            attribute=str(data.get("attribute", LOCATION)),
-            chain=tuple(data.get("chain", ())),
-            group=tuple(data.get("group", ())),
-            actor=data.get("actor"),
-            occurrence=int(data.get("occurrence", 0)),
-            edit=edit_from_dict(edit) if edit else None,
-            qtype=str(data.get("qtype", "")),
+        edit = get("edit")
+        return cls(  # positional: read once per line when a file is checked
+            kind,
+            str(data["subject"]),
+            str(get("attribute", LOCATION)),
+            tuple(get("chain", ())),
+            tuple(get("group", ())),
+            get("actor"),
+            int(get("occurrence", 0)),
+            edit_from_dict(edit) if edit else None,
+            str(get("qtype", "")),
         )
 
 

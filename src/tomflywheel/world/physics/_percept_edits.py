@@ -129,6 +129,9 @@ def _drop_move(
     event_index = dropped[0]
     move = events[event_index]
     assert isinstance(move, Move)
+    placed = {e.container for e in events[:event_index] if isinstance(e, Place)}
+    if move.container not in placed:
+        return None  # the usual reason, so tested first (the test below repeats it)
     for earlier in range(event_index - 1, -1, -1):
         if isinstance(events[earlier], Place | Move | SetState):
             break
@@ -148,7 +151,6 @@ def _drop_move(
     if setters[0] == position:
         return None  # the first value would change
     previous = steps[max(i for i in setters if i < position)].facts[0][1]  # type: ignore[union-attr]
-    placed = {e.container for e in events[:event_index] if isinstance(e, Place)}
     if not {move.container, previous} <= placed:
         return None  # a move fixes an unplaced container's room, which other objects may share
     for item in steps[position + 1 :]:

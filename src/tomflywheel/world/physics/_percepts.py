@@ -119,7 +119,8 @@ class _Sim:
     def __init__(self, story: Story, profile: Profile) -> None:
         self.agents = story.agents
         self.index = {agent: i for i, agent in enumerate(self.agents)}
-        self.bits = {agent: 1 << i for i, agent in enumerate(self.agents)}
+        # No None key, so that ``bits.get(name, 0)`` is 0 for "no agent" (a JSON null).
+        self.bits = {agent: 1 << i for agent, i in self.index.items() if agent is not None}
         self.everyone = (1 << len(self.agents)) - 1
         self.profile = profile
         self.state = WorldState()
@@ -127,103 +128,123 @@ class _Sim:
         self.witness = 0
         self.distracted = 0
 
-    def bit(self, agent: str | None) -> int:
-        return self.bits.get(agent, 0) if agent is not None else 0
-
-    def move_to(self, agent: str, room: str | None, line: int) -> None:
-        state = self.state
-        where = state.room_of.get(agent)
-        if where == room:
-            return
-        bit = self.bit(agent)
-        if where is not None:
-            state.left_at[(agent, where)] = line
-            state.room_mask[where] = state.room_mask.get(where, 0) & ~bit
-        state.room_of[agent] = room
-        if room is not None:
-            state.room_mask[room] = state.room_mask.get(room, 0) | bit
-
     def run(self, story: Story) -> list[Percept]:
         handlers: dict[str, Callable[[Any, int, int], None]] = {
             "enter": self.enter,
             "exit": self.exit,
             "witness": self.witnessed,
             "distract": self.distract,
-            "place": self.action,
-            "move": self.action,
-            "state": self.action,
+            "place": self.place,
+            "move": self.move,
+            "state": self.set_state,
             "claim": self.claim,
             "read": self.read,
             "look": self.look,
         }
+        get = handlers.get
         for step, (event, line) in enumerate(zip(story.events, story.lines, strict=True)):
-            handler = handlers.get(event.type)
+            handler = get(event.type)
             if handler is not None:
                 handler(event, step, line)
         return self.out
 
     def enter(self, event: Enter, step: int, line: int) -> None:
         state = self.state
+        room = event.room
+        room_of, room_mask, bits = state.room_of, state.room_mask, self.bits
         for agent in event.agents:
-            self.move_to(agent, event.room, line)
+            where = room_of.get(agent)
+            if where == room:
+                continue
+            bit = bits.get(agent, 0)
+            if where is not None:
+                state.left_at[(agent, where)] = line
+                room_mask[where] = room_mask.get(where, 0) & ~bit
+            room_of[agent] = room
+            if room is not None:
+                room_mask[room] = room_mask.get(room, 0) | bit
         if not self.profile.entry_observes:
             return
+        container_room = state.container_room
         seen = tuple(
             (fact, value)
             for fact, value in state.facts.items()
-            if fact[1] == LOCATION and state.container_room.get(value) == event.room
+            if fact[1] == LOCATION and container_room.get(value) == room
         )
         if seen:
-            present = state.room_mask.get(event.room, 0)
+            present = state.room_mask.get(room, 0)
             self.out.append(Observation(step, line, seen, present, present))
 
     def exit(self, event: Exit, step: int, line: int) -> None:
-        if self.state.room_of.get(event.agent) == event.room:
-            self.move_to(event.agent, None, line)
+        state = self.state
+        agent = event.agent
+        where = state.room_of.get(agent)
+        if where is None or where != event.room:
+            return
+        room_mask = state.room_mask
+        state.left_at[(agent, where)] = line
+        room_mask[where] = room_mask.get(where, 0) & ~self.bits.get(agent, 0)
+        state.room_of[agent] = None
 
     def witnessed(self, event: Witness, step: int, line: int) -> None:
-        self.witness |= self.bit(event.agent)
+        self.witness |= self.bits.get(event.agent, 0)
 
     def distract(self, event: Distract, step: int, line: int) -> None:
-        self.distracted |= self.bit(event.agent)
+        self.distracted |= self.bits.get(event.agent, 0)
 
-    def action(self, event: Place | Move | SetState, step: int, line: int) -> None:
+    def place(self, event: Place, step: int, line: int) -> None:
+        self.state.container_room[event.container] = event.room
+        fact = (event.obj, LOCATION)
+        self.changed(step, line, event.agent, fact, event.container, event.room)
+
+    def set_state(self, event: SetState, step: int, line: int) -> None:
+        self.state.container_room.setdefault(event.subject, event.room)
+        fact = (event.subject, event.attribute)
+        self.changed(step, line, event.agent, fact, event.value, event.room)
+
+    def move(self, event: Move, step: int, line: int) -> None:
         state = self.state
-        if event.type == "move":
-            fact = (event.obj, LOCATION)  # type: ignore[union-attr]
-            room = fact_room(state, fact) or state.room_of.get(event.agent)  # type: ignore[arg-type]
-            if room is not None:
-                state.container_room.setdefault(event.container, room)  # type: ignore[union-attr]
-            value = event.container  # type: ignore[union-attr]
-        elif event.type == "place":
-            fact = (event.obj, LOCATION)  # type: ignore[union-attr]
-            room = event.room  # type: ignore[union-attr]
-            state.container_room[event.container] = room  # type: ignore[union-attr]
-            value = event.container  # type: ignore[union-attr]
-        else:
-            fact = (event.subject, event.attribute)  # type: ignore[union-attr]
-            room = event.room  # type: ignore[union-attr]
-            state.container_room.setdefault(event.subject, room)  # type: ignore[union-attr]
-            value = event.value  # type: ignore[union-attr]
+        fact = (event.obj, LOCATION)
+        room = fact_room(state, fact) or state.room_of.get(event.agent)
+        if room is not None:
+            state.container_room.setdefault(event.container, room)
+        occurrence = state.moves_by.get(event.agent, 0)
+        state.moves_by[event.agent] = occurrence + 1
+        motive = (
+            (intent_subject(event.agent, occurrence), INTENT),
+            intent_value(event.help, event.hide),
+        )
+        blind = self.bits.get(event.hide, 0) if self.profile.hide_target_blind else 0
+        self.changed(step, line, event.agent, fact, event.container, room, motive, blind)
+
+    def changed(
+        self,
+        step: int,
+        line: int,
+        agent: str | None,
+        fact: Fact,
+        value: str,
+        room: str | None,
+        motive: tuple[Fact, str] | None = None,
+        blind: int = 0,
+    ) -> None:
+        """A fact set by a place, move or state change; a move also shows its motive."""
+        state = self.state
         state.facts[fact] = value
         if fact not in state.first:
             state.first[fact] = value
-        seen: tuple[tuple[Fact, str], ...] = ((fact, value),)
         common = state.room_mask.get(room, 0) if room is not None else 0
         if self.profile.mover_always_witnesses:
-            common |= self.bit(event.agent)
+            common |= self.bits.get(agent, 0)
         present = common
-        if isinstance(event, Move):
-            occurrence = state.moves_by.get(event.agent, 0)
-            state.moves_by[event.agent] = occurrence + 1
-            motive = intent_value(event.help, event.hide)
-            seen = (*seen, ((intent_subject(event.agent, occurrence), INTENT), motive))
-            if self.profile.hide_target_blind:
-                common &= ~self.bit(event.hide)
-        actual = (common & ~self.distracted) | self.witness
-        self.out.append(
-            Observation(step, line, seen, actual, common, present, self.witness, self.distracted)
-        )
+        if motive is None:
+            seen: tuple[tuple[Fact, str], ...] = ((fact, value),)
+        else:
+            seen = ((fact, value), motive)
+            common &= ~blind
+        witness, distracted = self.witness, self.distracted
+        actual = (common & ~distracted) | witness
+        self.out.append(Observation(step, line, seen, actual, common, present, witness, distracted))
         self.witness = self.distracted = 0
 
     def claim(self, event: Claim, step: int, line: int) -> None:
@@ -233,7 +254,7 @@ class _Sim:
         if event.listener is None:
             hearers = self.everyone & ~own
         else:
-            hearers = self.bit(event.listener) & ~own  # no one tells oneself
+            hearers = self.bits.get(event.listener, 0) & ~own  # no one tells oneself
         ends = self.presence_end(fact_room(self.state, fact))
         self.out.append(
             Hearing(step, line, fact, event.value, speaker, hearers, event.listener is None, ends)
@@ -242,12 +263,14 @@ class _Sim:
     def read(self, event: Read, step: int, line: int) -> None:
         fact = (event.subject, event.attribute)
         ends = self.presence_end(fact_room(self.state, fact))
-        hearing = Hearing(step, line, fact, event.value, -1, self.bit(event.agent), False, ends)
+        hearing = Hearing(
+            step, line, fact, event.value, -1, self.bits.get(event.agent, 0), False, ends
+        )
         self.out.append(hearing)
 
     def look(self, event: Look, step: int, line: int) -> None:
         fact = (event.subject, event.attribute)
-        bit = self.bit(event.agent)
+        bit = self.bits.get(event.agent, 0)
         if fact in self.state.facts and bit:
             value = self.state.facts[fact]
             self.out.append(Observation(step, line, ((fact, value),), bit, bit))
@@ -259,8 +282,10 @@ class _Sim:
         inside = state.room_mask.get(room, 0)
         left = state.left_at
         return tuple(
-            math.inf if inside >> i & 1 else float(left.get((agent, room), -math.inf))
-            for i, agent in enumerate(self.agents)
+            [
+                math.inf if inside >> i & 1 else float(left.get((agent, room), -math.inf))
+                for i, agent in enumerate(self.agents)
+            ]
         )
 
 

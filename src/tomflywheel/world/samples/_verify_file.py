@@ -96,10 +96,11 @@ def verify_file(path: Path, *, workers: int = 1) -> Iterator[LineVerification]:
     with ProcessPoolExecutor(min(workers, len(spans)), mp_context=context) as pool:
         futures = [pool.submit(_verified_span, path, span) for span in spans]
         for future in futures:
-            outcomes, error = future.result()
+            rows, error = future.result()
             if error is not None:  # sent as fields: DataError's arguments do not pickle back
                 raise DataError(path, *error)
-            yield from outcomes
+            for line, sample_id, *verification in rows:
+                yield LineVerification(line, sample_id, Verification(*verification))
 
 
 def _spans(path: Path, parts: int) -> list[Span]:
@@ -137,12 +138,28 @@ def _newlines(handle: BinaryIO, start: int, end: int) -> int:
     return count
 
 
-def _verified_span(path: Path, span: Span) -> tuple[list[LineVerification], tuple | None]:
-    """A worker's stretch: its outcomes, or the fields of the DataError it met."""
+def _verified_span(path: Path, span: Span) -> tuple[list[tuple], tuple | None]:
+    """A worker's stretch: its outcomes, or the fields of the DataError it met.
+
+    Outcomes go back as plain tuples: pickling tens of thousands of dataclasses costs the
+    parent more than rebuilding them.
+    """
     try:
-        return list(_verify_span(path, span)), None
+        return [_row(outcome) for outcome in _verify_span(path, span)], None
     except DataError as err:
         return [], (err.line, err.field, err.reason)
+
+
+def _row(outcome: LineVerification) -> tuple:
+    found = outcome.verification
+    return (
+        outcome.line,
+        outcome.id,
+        found.ok,
+        found.tracker_answer,
+        found.graph_answer,
+        found.reason,
+    )
 
 
 def _verify_span(path: Path, span: Span) -> Iterator[LineVerification]:
@@ -150,15 +167,9 @@ def _verify_span(path: Path, span: Span) -> Iterator[LineVerification]:
     number = first_line - 1
     group: _Story | None = None
     with path.open("rb") as handle:
-        handle.seek(start)
-        offset = start
-        while offset < end:
-            raw = handle.readline()
-            if not raw:
-                break
-            offset += len(raw)
+        for raw in _read_lines(handle, start, end):
             number += 1
-            if not raw.strip():
+            if raw[0] in _SPACE and not bytes(raw).strip():
                 continue
             record = _decode(path, number, raw)
             trace = record.meta.trace
@@ -176,7 +187,43 @@ def _verify_span(path: Path, span: Span) -> Iterator[LineVerification]:
         yield from _verify_story(group)
 
 
-def _decode(path: Path, number: int, raw: bytes) -> _Line:
+_BLOCK = 1 << 16  # small blocks reuse freed memory; large ones page in fresh memory
+_SPACE = frozenset(b" \t\n\r\x0b\x0c")
+"""The bytes ``bytes.strip`` removes."""
+
+
+def _read_lines(handle: BinaryIO, start: int, end: int) -> Iterator[bytes | memoryview]:
+    """The lines of a stretch as ``readline`` gives them, read in blocks and sliced unchanged.
+
+    A line that crosses ``end`` is read to its end, as ``readline`` would.
+    """
+    handle.seek(start)
+    left = end - start
+    rest = b""  # a line begun in an earlier block
+    while left > 0:
+        block = handle.read(min(_BLOCK, left))
+        if not block:
+            break
+        left -= len(block)
+        first = 0
+        if rest:
+            first = block.find(b"\n") + 1
+            if not first:
+                rest += block
+                continue
+            yield rest + block[:first]
+        view = memoryview(block)
+        cut = block.find(b"\n", first) + 1
+        while cut:
+            yield view[first:cut]
+            first = cut
+            cut = block.find(b"\n", first) + 1
+        rest = block[first:]
+    if rest:
+        yield rest + handle.readline()
+
+
+def _decode(path: Path, number: int, raw: bytes | memoryview) -> _Line:
     try:
         return _DECODER.decode(raw)
     except msgspec.ValidationError as err:  # "... - at `$.answer.correct_answers`"

@@ -103,12 +103,8 @@ class _TrackerSource:
         chains = [chain for spec in specs for chain in _chains(spec)]
         self.result = track(story, chains, rules, found=found)
         self.world = self.result.world
-
-    def belief(self, chain: tuple[str, ...], fact: Fact) -> str | None:
-        return self.result.belief(chain, fact)
-
-    def cause_step(self, chain: tuple[str, ...], fact: Fact) -> int | None:
-        return self.result.updated(chain, fact)
+        self.belief = self.result.belief
+        self.cause_step = self.result.updated
 
 
 class _GraphSource:
@@ -117,9 +113,7 @@ class _GraphSource:
     ) -> None:
         self.graph = build_graph(story, rules, found=found)
         self.world = self.graph.world
-
-    def belief(self, chain: tuple[str, ...], fact: Fact) -> str | None:
-        return self.graph.belief(chain, fact)
+        self.belief = self.graph.belief
 
     def cause_step(self, chain: tuple[str, ...], fact: Fact) -> int | None:
         step = self.graph.anchor(chain, fact)
@@ -191,9 +185,14 @@ class Answerer:
             groups.setdefault(spec.edit, []).append(position)
         return groups
 
-    def _run(self, specs: Sequence[QuestionSpec], verifier: Verifier) -> list[Answer]:
+    def _run(
+        self,
+        specs: Sequence[QuestionSpec],
+        verifier: Verifier,
+        groups: dict[Edit | None, list[int]] | None = None,
+    ) -> list[Answer]:
         answers: list[Answer] = [None] * len(specs)
-        for edit, positions in self._groups(specs).items():
+        for edit, positions in (groups or self._groups(specs)).items():
             chosen = [specs[p] for p in positions]
             variant, found = self._variant(edit)
             source: _Source
@@ -217,7 +216,8 @@ class Answerer:
         Both read the same percepts (who is where, who sees and hears what); each propagates
         beliefs its own way.
         """
-        return self._run(specs, "tracker"), self._run(specs, "graph")
+        groups = self._groups(specs)
+        return self._run(specs, "tracker", groups), self._run(specs, "graph", groups)
 
     def answer(self, spec: QuestionSpec) -> Answer:
         """Answer one spec."""

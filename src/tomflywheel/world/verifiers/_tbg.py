@@ -63,46 +63,57 @@ class TemporalBeliefGraph:
             self._edges = _edges(self)
         return self._edges
 
-    def _index(self, name: str) -> int:
-        if self._positions is None:
-            self._positions = {agent: i for i, agent in enumerate(self.story.agents)}
-        return self._positions[name]
+    def _agent_positions(self) -> dict[str, int]:
+        self._positions = {agent: i for i, agent in enumerate(self.story.agents)}
+        return self._positions
 
     def nodes(self, fact: Fact) -> list[tuple[str | None, ...]]:
         """Every agent's own belief after each step ``t`` = 0..T (propagated forward, cached)."""
         if fact not in self._nodes:
-            self._nodes[fact] = self._propagate(fact, keep=True)
+            self._nodes[fact] = self._propagate(fact)
         return self._nodes[fact]
 
     def final(self, fact: Fact) -> tuple[str | None, ...]:
         """Every agent's own belief after the last step (the last node row)."""
         if fact in self._nodes:
             return self._nodes[fact][-1]
-        if fact not in self._final:
-            self._final[fact] = self._propagate(fact, keep=False)[-1]
-        return self._final[fact]
+        final = self._final.get(fact)
+        if final is None:
+            # Only the steps about the fact change the row: the others need no visit.
+            row: list[str | None] = [None] * len(self.story.agents)
+            for step in self.by_fact.get(fact, ()):
+                self._adopt(row, step, fact)
+            final = self._final[fact] = tuple(row)
+        return final
 
-    def _propagate(self, fact: Fact, *, keep: bool) -> list[tuple[str | None, ...]]:
+    def _propagate(self, fact: Fact) -> list[tuple[str | None, ...]]:
         row: list[str | None] = [None] * len(self.story.agents)
         rows = [tuple(row)]
         wanted = self.by_fact.get(fact, ())
         position = 0
-        for step, item in enumerate(self.steps):
+        for step in range(len(self.steps)):
             if position < len(wanted) and wanted[position] == step:
                 position += 1
-                if isinstance(item, Observation):
-                    mask, value = item.actual, _value(item, fact)
-                else:
-                    mask, value = self.trusting(step), item.value
-                while mask:
-                    low = mask & -mask
-                    row[low.bit_length() - 1] = value
-                    mask ^= low
-            if keep:
-                rows.append(tuple(row))
-        if not keep:
+                self._adopt(row, step, fact)
             rows.append(tuple(row))
         return rows
+
+    def _adopt(self, row: list[str | None], step: int, fact: Fact) -> None:
+        """Set the beliefs of every agent the step (about the fact) reaches first-hand."""
+        item = self.steps[step]
+        value: str | None
+        if type(item) is Observation:
+            mask, value = item.actual, None
+            for seen, given in item.facts:  # _value, inlined
+                if seen == fact:
+                    value = given
+                    break
+        else:
+            mask, value = self.trusting(step), item.value  # type: ignore[union-attr]
+        while mask:
+            low = mask & -mask
+            row[low.bit_length() - 1] = value
+            mask ^= low
 
     def trusting(self, step: int) -> int:
         """Mask of the hearers of a claim (step index) who adopt it."""
@@ -139,10 +150,8 @@ class TemporalBeliefGraph:
         """Does step ``step`` (0-based) update the chain ``members``?"""
         item = self.steps[step]
         if isinstance(item, Observation):
-            if not item.actual >> members[0] & 1:
-                return False
-            common = item.common
-            return all(common >> agent & 1 for agent in members[1:])
+            rest = _mask(members[1:])
+            return item.actual >> members[0] & 1 == 1 and item.common & rest == rest
         if self.profile.hitom_claims:
             return self._reaches_hitom(step, item, members)
         for depth, agent in enumerate(members):
@@ -176,24 +185,25 @@ class TemporalBeliefGraph:
 
     def _firsthand(self, item: Hearing, step: int, prefix: list[int]) -> bool:
         """Had the chain ``prefix`` seen the fact itself before this claim?"""
+        first, rest = prefix[0], _mask(prefix[1:])
+        steps = self.steps
         for earlier in reversed(self.by_fact.get(item.fact, ())):
             if earlier >= step:
                 continue
-            seen = self.steps[earlier]
+            seen = steps[earlier]
             if (
-                isinstance(seen, Observation)
-                and seen.actual >> prefix[0] & 1
-                and all(seen.common >> agent & 1 for agent in prefix[1:])
+                type(seen) is Observation
+                and seen.actual >> first & 1
+                and seen.common & rest == rest
             ):
                 return True
         return False
 
     def anchor(self, chain: tuple[str, ...], fact: Fact) -> int | None:
         """The 0-based index of the last step that set the chain's belief, or None."""
-        members = [self._index(name) for name in chain]
-        first, rest = members[0], 0
-        for agent in members[1:]:
-            rest |= 1 << agent
+        positions = self._positions or self._agent_positions()
+        members = [positions[name] for name in chain]
+        first, rest = members[0], _mask(members[1:])
         steps = self.steps
         for step in reversed(self.by_fact.get(fact, ())):
             item = steps[step]
@@ -208,7 +218,8 @@ class TemporalBeliefGraph:
     def belief(self, chain: tuple[str, ...], fact: Fact) -> str | None:
         """What the chain believes about the fact at the end (None: no belief)."""
         if len(chain) == 1:
-            value = self.final(fact)[self._index(chain[0])]
+            positions = self._positions or self._agent_positions()
+            value = self.final(fact)[positions[chain[0]]]
         else:
             step = self.anchor(chain, fact)
             value = None if step is None else _value(self.steps[step], fact)
@@ -221,8 +232,15 @@ class TemporalBeliefGraph:
         return [dict(zip(self.story.agents, row, strict=True)) for row in self.nodes(fact)]
 
 
+def _mask(agents: list[int]) -> int:
+    mask = 0
+    for agent in agents:
+        mask |= 1 << agent
+    return mask
+
+
 def _value(item: Percept, fact: Fact) -> str | None:
-    if isinstance(item, Hearing):
+    if type(item) is Hearing:
         return item.value
     for seen, value in item.facts:
         if seen == fact:
@@ -248,14 +266,15 @@ def build_graph(
     """
     rules = get_profile(profile)
     steps, world = found if found is not None else percepts(story, rules)
-    graph = TemporalBeliefGraph(story, rules, world, steps)
+    by_fact: dict[Fact, list[int]] = {}
+    add = by_fact.setdefault
     for step, item in enumerate(steps):
-        if isinstance(item, Observation):
+        if type(item) is Observation:
             for fact, _ in item.facts:
-                graph.by_fact.setdefault(fact, []).append(step)
+                add(fact, []).append(step)
         else:
-            graph.by_fact.setdefault(item.fact, []).append(step)
-    return graph
+            add(item.fact, []).append(step)  # type: ignore[union-attr]
+    return TemporalBeliefGraph(story, rules, world, steps, by_fact)
 
 
 def _edges(graph: TemporalBeliefGraph) -> list[BeliefEdge]:

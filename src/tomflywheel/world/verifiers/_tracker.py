@@ -1,11 +1,11 @@
 """Verifier 1, the forward tracker: each agent's mind, and its models of other minds, stepped.
 
-A mind holds beliefs (fact -> value), the facts it saw first-hand, and models of other agents'
-minds (its children). The tracker builds the tree of minds the queried chains need and walks the
-story once: an observation reaches a mind when its agent really saw it (top level) or, one level
-down, when the parent mind could see that agent see it; a claim reaches a mind whose agent heard
-it and trusts the speaker, as judged by the parent mind. The answer for a chain is what the
-deepest mind on its path believes at the end.
+A mind holds beliefs (fact -> value, and whether it ever saw the fact first-hand), and models of
+other agents' minds (its children). The tracker builds the tree of minds the queried chains need
+and walks the story once: an observation reaches a mind when its agent really saw it (top level)
+or, one level down, when the parent mind could see that agent see it; a claim reaches a mind whose
+agent heard it and trusts the speaker, as judged by the parent mind. The answer for a chain is
+what the deepest mind on its path believes at the end.
 """
 
 from __future__ import annotations
@@ -31,9 +31,8 @@ Chain = tuple[str, ...]
 @dataclass(slots=True)
 class _Mind:
     agent: int
-    beliefs: dict[Fact, tuple[str, int]] = field(default_factory=dict)
-    """Fact -> (believed value, index of the event that set it)."""
-    firsthand: set[Fact] = field(default_factory=set)
+    beliefs: dict[Fact, tuple[str, int, bool]] = field(default_factory=dict)
+    """Fact -> (believed value, index of the event that set it, ever seen first-hand)."""
     children: dict[int, _Mind] = field(default_factory=dict)
 
 
@@ -67,35 +66,42 @@ class TrackerResult:
 
     def beliefs(self, chain: Chain) -> dict[Fact, str]:
         """Everything the chain believes, fact -> value."""
-        return {fact: value for fact, (value, _) in self.minds[chain].beliefs.items()}
+        return {fact: held[0] for fact, held in self.minds[chain].beliefs.items()}
 
 
-def _trusts(firsthand: set[Fact], hearing: Hearing, agent: int, profile: Profile) -> bool:
-    if hearing.fact not in firsthand and profile.trust_without_firsthand:
+def _trusts(mind: _Mind, hearing: Hearing, agent: int, profile: Profile) -> bool:
+    held = mind.beliefs.get(hearing.fact)
+    if (held is None or not held[2]) and profile.trust_without_firsthand:
         return True
     if hearing.speaker < 0:
         return False
     return hearing.presence_end[hearing.speaker] > hearing.presence_end[agent]
 
 
-def _observe(mind: _Mind, updates: dict[Fact, tuple[str, int]], common: int) -> None:
+def _told(mind: _Mind, hearing: Hearing) -> None:
+    """Adopt what was heard (a fact seen first-hand before stays marked so)."""
+    held = mind.beliefs.get(hearing.fact)
+    seen = held is not None and held[2]
+    mind.beliefs[hearing.fact] = (hearing.value, hearing.step, seen)
+
+
+def _observe(mind: _Mind, updates: dict[Fact, tuple[str, int, bool]], common: int) -> None:
     stack = [mind]
     while stack:
         node = stack.pop()
         node.beliefs.update(updates)
-        node.firsthand.update(updates)
         for child in node.children.values():
             if common >> child.agent & 1:
                 stack.append(child)
 
 
 def _hear(mind: _Mind, hearing: Hearing, profile: Profile) -> None:
-    mind.beliefs[hearing.fact] = (hearing.value, hearing.step)
+    _told(mind, hearing)
     for child in mind.children.values():
         if (
             hearing.hearers >> child.agent & 1
             and child.agent != hearing.speaker
-            and _trusts(child.firsthand, hearing, child.agent, profile)
+            and _trusts(child, hearing, child.agent, profile)
         ):
             _hear(child, hearing, profile)
 
@@ -106,17 +112,17 @@ def _hear_hitom(root: dict[int, _Mind], hearing: Hearing, profile: Profile) -> N
     believers = {
         agent
         for agent, mind in root.items()
-        if hearing.hearers >> agent & 1 and _trusts(mind.firsthand, hearing, agent, profile)
+        if hearing.hearers >> agent & 1 and _trusts(mind, hearing, agent, profile)
     }
     for agent, mind in root.items():
         if agent in believers:
-            mind.beliefs[hearing.fact] = (hearing.value, hearing.step)
+            _told(mind, hearing)
         for other, child in mind.children.items():
             # The speaker thinks its listeners believe it; a believer thinks the speaker does.
             if (agent == speaker and hearing.hearers >> other & 1) or (
                 agent in believers and other == speaker
             ):
-                child.beliefs[hearing.fact] = (hearing.value, hearing.step)
+                _told(child, hearing)
 
 
 def track(
@@ -145,48 +151,43 @@ def track(
     if rules.hitom_claims:
         for agent in range(len(story.agents)):
             root[agent] = _Mind(agent)  # who believes a claim decides second-order updates
+    minds: dict[Chain, _Mind] = {}
     for chain in wanted:
-        level = root
+        level, mind = root, None
         for name in chain:
             agent = index[name]
             mind = level.get(agent)
             if mind is None:
                 mind = level[agent] = _Mind(agent)
             level = mind.children
+        if mind is not None:
+            minds[chain] = mind
     steps, world = found if found is not None else percepts(story, rules)
     roots = list(root.values())
     hitom = rules.hitom_claims
     for item in steps:
         if type(item) is Observation:
             actual = item.actual
-            reached = [mind for mind in roots if actual >> mind.agent & 1]
-            if not reached:
-                continue
-            step, common = item.step, item.common
-            updates = {fact: (value, step) for fact, value in item.facts}
-            for mind in reached:
+            updates: dict[Fact, tuple[str, int, bool]] | None = None
+            for mind in roots:
+                if not actual >> mind.agent & 1:
+                    continue
+                if updates is None:
+                    step = item.step
+                    updates = {fact: (value, step, True) for fact, value in item.facts}
                 if mind.children:
-                    _observe(mind, updates, common)
+                    _observe(mind, updates, item.common)
                 else:  # a first-order mind: no models of others to update
                     mind.beliefs.update(updates)
-                    mind.firsthand.update(updates)
         elif hitom:
             _hear_hitom(root, item, rules)  # type: ignore[arg-type]
         else:
             for mind in roots:
                 if item.hearers >> mind.agent & 1 and _trusts(  # type: ignore[union-attr]
-                    mind.firsthand,
+                    mind,
                     item,  # type: ignore[arg-type]
                     mind.agent,
                     rules,
                 ):
                     _hear(mind, item, rules)  # type: ignore[arg-type]
-    minds: dict[Chain, _Mind] = {}
-    for chain in wanted:
-        level, mind = root, None
-        for name in chain:
-            mind = level[index[name]]
-            level = mind.children
-        if mind is not None:
-            minds[chain] = mind
     return TrackerResult(story, rules, world, minds)
