@@ -39,6 +39,10 @@ def _pick(key: str, rng: random.Random | None, diversity: float, style: Style) -
     return templates[0], 0
 
 
+_FIELDS = ("agent", "room", "obj", "container", "speaker", "listener", "subject", "value")
+"""The event fields a sentence template may name."""
+
+
 def _key(event: Event, state: _State) -> str:
     if isinstance(event, Place):
         if event.agent is not None:
@@ -80,10 +84,7 @@ def render_event(
         return event.text
     key = _key(event, state)
     template, family = _pick(key, rng, diversity, style)
-    values = {name: getattr(event, name, None) for name in ("agent", "room", "obj", "container")}
-    values.update(
-        {name: getattr(event, name, None) for name in ("speaker", "listener", "subject", "value")}
-    )
+    values = {name: value for name in _FIELDS if (value := getattr(event, name, None)) is not None}
     if isinstance(event, Enter):
         values["agents"] = name_list(event.agents)
         for agent in event.agents:
@@ -95,7 +96,7 @@ def render_event(
         state.container_of[event.obj] = event.container
     elif key == "look_in":
         values["container"] = state.container_of[event.subject]  # type: ignore[union-attr]
-    text = template.format(**{k: v for k, v in values.items() if v is not None})
+    text = template.format(**values)
     if isinstance(event, Move):
         help_only, hide_only, both = MOTIVES[min(family, len(MOTIVES) - 1)]
         if event.help and event.hide:
