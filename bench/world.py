@@ -24,12 +24,18 @@ Without ``--reference`` only our side runs, and the output says that no ratio wa
     python bench/world.py --reference ~/src/TemporalGraph-ToM      # both sides, ratios
     python bench/world.py                                          # ours only
 
+Before the timed rounds, both sides' Python files are compiled to bytecode once, as an install
+does: a machine that sets ``PYTHONDONTWRITEBYTECODE`` would otherwise compile every imported
+module of ours again in every process (the reference's scripts run as ``__main__``, which Python
+never caches, and import only the standard library).
+
 The table goes to ``bench/results/world.txt`` (``--out``) under the command and commit.
 """
 
 from __future__ import annotations
 
 import argparse
+import compileall
 import filecmp
 import os
 import re
@@ -40,6 +46,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import tomflywheel
 from tomflywheel._cpus import available_cpus
 from tomflywheel.world import verify_file
 
@@ -104,6 +111,13 @@ def prepare_reference(reference: Path, work: Path, n: int) -> Path:
     return code
 
 
+def compile_bytecode(*folders: Path) -> None:
+    """Compile every Python file under the folders once (into their ``__pycache__``)."""
+    for folder in folders:
+        if not compileall.compile_dir(folder, quiet=1):
+            raise SystemExit(f"{folder}: a Python file does not compile")
+
+
 def reference_job(code: Path, scripts: tuple[str, ...]) -> Run:
     run = Run()
     for name in scripts:
@@ -161,6 +175,7 @@ def main() -> None:
         work = Path(tmp)
         code = prepare_reference(args.reference, work / "ref", args.n) if args.reference else None
         ours, ours_one = work / "tgtom.jsonl", work / "tgtom-1.jsonl"
+        compile_bytecode(Path(tomflywheel.__file__).parent, *([code] if code else []))
         for round_ in range(args.repeat):
             sides = ["ours", "ref"] if round_ % 2 == 0 else ["ref", "ours"]
             for side in sides:
@@ -182,6 +197,9 @@ def main() -> None:
     with recorded(args.out, title):
         print(f"load average before the runs (1, 5, 15 min): {load[0]:.2f}, {load[1]:.2f}, "
               f"{load[2]:.2f} on {os.cpu_count()} CPUs")  # fmt: skip
+        flag = "set" if os.environ.get("PYTHONDONTWRITEBYTECODE") else "not set"
+        print(f"bytecode: both sides' files compiled once before the runs "
+              f"(PYTHONDONTWRITEBYTECODE is {flag} here)")  # fmt: skip
         print(f"{args.n} stories, {args.repeat} alternated rounds per side, mean wall per round; "
               f"ours: {len(os.sched_getaffinity(0))} worker processes, ours-1: one")  # fmt: skip
         for job in ("gen", "check"):
