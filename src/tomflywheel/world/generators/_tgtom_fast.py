@@ -74,8 +74,23 @@ class FastModel:
                 else:
                     hearers = (1 << index[event.listener]) & ~(1 << speaker)
                 self.records.append(_Record("claim", line, event.value, speaker, 0, hearers))
+        self._index_records(len(story.agents))
+        self._views: dict[Edit, _View] = {}
+        self._base = _View(
+            [self._agent_reach(agent, self.exits) for agent in range(len(self.agents))],
+            [record.value for record in self.records],
+            (1 << len(self.records)) - 1,
+        )
+        self._base_ck: dict[int, object] = {}
+        self.base = self.masks()
+        self.last_of = {
+            agent: reach.bit_length() - 1 for agent, reach in enumerate(self._base.reach) if reach
+        }
+        """Agent -> index of the last record reaching it (its first-order anchor)."""
+
+    def _index_records(self, count: int) -> None:
+        """Per agent, the records it sees wherever it is, never sees, or hears; claims by line."""
         self._lines = [record.line for record in self.records]
-        count = len(story.agents)
         self._seen = 0  # records reached by whoever is present (placements and moves)
         self._own = [0] * count  # agent -> the moves it made (it sees those wherever it is)
         self._hidden = [0] * count  # agent -> the moves hidden from it
@@ -99,18 +114,6 @@ class FastModel:
             r.line: i for i, r in reversed(list(enumerate(self.records))) if r.kind == "claim"
         }
         """Line -> index of the (first) claim record told on it."""
-        self._views: dict[Edit, _View] = {}
-        self._base = _View(
-            [self._agent_reach(agent, self.exits) for agent in range(len(self.agents))],
-            [record.value for record in self.records],
-            (1 << len(self.records)) - 1,
-        )
-        self._base_ck: dict[int, object] = {}
-        self.base = self.masks()
-        self.last_of = {
-            agent: reach.bit_length() - 1 for agent, reach in enumerate(self._base.reach) if reach
-        }
-        """Agent -> index of the last record reaching it (its first-order anchor)."""
 
     def _agent_reach(self, agent: int, exits: dict[int, int]) -> int:
         """The records reaching one agent when agents exit at these lines."""
