@@ -10,7 +10,7 @@ import pytest
 from tomflywheel.errors import DataError
 from tomflywheel.world import GENERATORS, verify_file, write_generated
 from tomflywheel.world.samples import verify_trace
-from tomflywheel.world.samples._verify_file import _spans
+from tomflywheel.world.samples._verify_file import _BLOCK, _read_lines, _spans
 
 
 def _lines(path):
@@ -98,3 +98,18 @@ def test_a_malformed_line_names_file_line_and_field(tmp_path):
     with pytest.raises(DataError, match="invalid JSON") as bad:
         list(verify_file(path))
     assert bad.value.line == 1
+
+
+def test_block_reads_give_the_lines_readline_gives_across_block_edges(tmp_path):
+    # Lines shorter and longer than a read block, a blank one, and no final newline.
+    sizes = [10, _BLOCK - 3, 1, _BLOCK * 2 + 7, 0, 300, _BLOCK, 5]
+    text = b"".join(b"x" * size + b"\n" for size in sizes) + b"tail"
+    path = tmp_path / "lines.jsonl"
+    path.write_bytes(text)
+    with path.open("rb") as handle:
+        for start, end in [(0, len(text)), (11, len(text)), (5, _BLOCK + 40), (0, 1)]:
+            handle.seek(start)
+            expected = []
+            while handle.tell() < end and (line := handle.readline()):
+                expected.append(line)
+            assert [bytes(line) for line in _read_lines(handle, start, end)] == expected

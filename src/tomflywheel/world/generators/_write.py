@@ -86,6 +86,7 @@ def write_generated(
     except ValidationError as err:
         field, reason = validation_error_field(err)
         raise ConfigError(f"{generator.name} generator: {field}: {reason}") from err
+    target = Path(out)
     workers = workers or available_cpus()
     blocks = story_blocks(checked.start, checked.n, workers, block)
     base = checked.model_dump()
@@ -111,9 +112,9 @@ def write_generated(
         # fork: workers inherit the loaded engine instead of importing it again (~1 s each).
         context = multiprocessing.get_context("fork")
         pool_size = min(workers, len(blocks))
-        Path(out).parent.mkdir(parents=True, exist_ok=True)
+        target.parent.mkdir(parents=True, exist_ok=True)
         with (
-            tempfile.TemporaryDirectory(prefix=f".{Path(out).name}.", dir=Path(out).parent) as tmp,
+            tempfile.TemporaryDirectory(prefix=f".{target.name}.", dir=target.parent) as tmp,
             ProcessPoolExecutor(pool_size, mp_context=context) as pool,
         ):
             folder = Path(tmp)
@@ -134,7 +135,7 @@ def write_generated(
     forkable = "fork" in multiprocessing.get_all_start_methods()
     update(0, checked.n)
     if workers == 1 or len(blocks) < 2 or not forkable:
-        atomic_write_chunks(Path(out), serial())
+        atomic_write_chunks(target, serial())
     else:
-        atomic_write_chunks(Path(out), parallel())
+        atomic_write_chunks(target, parallel())
     return count

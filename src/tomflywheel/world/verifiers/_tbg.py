@@ -64,7 +64,9 @@ class TemporalBeliefGraph:
         return self._edges
 
     def _agent_positions(self) -> dict[str, int]:
-        self._positions = {agent: i for i, agent in enumerate(self.story.agents)}
+        """Agent -> its index in the story's agents (built on first use)."""
+        if self._positions is None:
+            self._positions = {agent: i for i, agent in enumerate(self.story.agents)}
         return self._positions
 
     def nodes(self, fact: Fact) -> list[tuple[str | None, ...]]:
@@ -101,15 +103,8 @@ class TemporalBeliefGraph:
     def _adopt(self, row: list[str | None], step: int, fact: Fact) -> None:
         """Set the beliefs of every agent the step (about the fact) reaches first-hand."""
         item = self.steps[step]
-        value: str | None
-        if type(item) is Observation:
-            mask, value = item.actual, None
-            for seen, given in item.facts:  # _value, inlined
-                if seen == fact:
-                    value = given
-                    break
-        else:
-            mask, value = self.trusting(step), item.value  # type: ignore[union-attr]
+        mask = item.actual if type(item) is Observation else self.trusting(step)
+        value = _value(item, fact)
         while mask:
             low = mask & -mask
             row[low.bit_length() - 1] = value
@@ -201,7 +196,7 @@ class TemporalBeliefGraph:
 
     def anchor(self, chain: tuple[str, ...], fact: Fact) -> int | None:
         """The 0-based index of the last step that set the chain's belief, or None."""
-        positions = self._positions or self._agent_positions()
+        positions = self._agent_positions()
         members = [positions[name] for name in chain]
         first, rest = members[0], _mask(members[1:])
         steps = self.steps
@@ -218,8 +213,7 @@ class TemporalBeliefGraph:
     def belief(self, chain: tuple[str, ...], fact: Fact) -> str | None:
         """What the chain believes about the fact at the end (None: no belief)."""
         if len(chain) == 1:
-            positions = self._positions or self._agent_positions()
-            value = self.final(fact)[positions[chain[0]]]
+            value = self.final(fact)[self._agent_positions()[chain[0]]]
         else:
             step = self.anchor(chain, fact)
             value = None if step is None else _value(self.steps[step], fact)
