@@ -47,6 +47,18 @@ def test_a_bad_config_is_one_line_exit_1_without_traceback(tmp_path):
     assert "Traceback" not in result.stderr
 
 
+def test_an_experiment_config_that_is_not_yaml_is_one_line_exit_2(tmp_path):
+    # PyYAML loads only in the commands that read YAML: its error still becomes one line.
+    (tmp_path / "tomi").mkdir()
+    (tmp_path / "config.yaml").write_text("llm: {model: m\n", encoding="utf-8")
+    metrics = '{"dataset": "tomi", "overall": {"n": 1, "accuracy": 1.0}, "counts": {}}'
+    (tmp_path / "tomi" / "metrics.json").write_text(metrics, encoding="utf-8")
+    result = _run("report", "summary", str(tmp_path))
+    assert result.returncode == 2
+    assert "error: invalid YAML at line 2" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
 def test_a_usage_error_exits_2():
     result = _run("serve", "--port", "not-a-port")
     assert result.returncode == 2

@@ -68,6 +68,22 @@ def test_datasets_generate_loads_neither_the_config_nor_the_benchmark_checks():
     assert loaded == []
 
 
+def test_generating_stories_imports_no_yaml_and_compiles_no_parser_rule(tmp_path):
+    # Generation reads no YAML and parses no story: PyYAML and the story parser's ~130
+    # compiled templates load in the commands that need them.
+    out = tmp_path / "tomi.jsonl"
+    argv = ["datasets", "generate", "tomi", "--n", "1", "-o", str(out)]
+    probe = (
+        f"import sys\nfrom tomflywheel.cli import main\ntry:\n    main({argv!r})\n"
+        "except SystemExit:\n    pass\n"
+        "from tomflywheel.world.language._story_parser import _rules\n"
+        "print('yaml' in sys.modules, _rules.cache_info().currsize, file=sys.stderr)"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert out.is_file() and done.stderr.split()[-2:] == ["False", "0"]
+
+
 def test_a_command_used_is_built_with_its_own_options():
     result = CliRunner().invoke(app, ["eval", "--help"])
     assert result.exit_code == 0 and "--max-samples" in result.output

@@ -11,11 +11,14 @@ from tomflywheel._io import (
     atomic_write_json,
     is_whole_line,
     iter_jsonl,
-    load_yaml,
+    json_line_bytes,
+    jsonl_bytes,
     read_jsonl,
     repair_partial_tail,
+    to_json_line,
     write_jsonl_atomic,
 )
+from tomflywheel._yaml import load_yaml
 from tomflywheel.errors import DataError
 from tomflywheel.schema import Sample, read_samples
 
@@ -233,3 +236,13 @@ def test_yaml_with_a_key_given_twice_is_refused(text, problem):
 def test_yaml_merge_keys_may_override_and_equal_keys_may_sit_in_other_mappings():
     text = "base: &b {x: 1, y: 2}\nz:\n  <<: *b\n  x: 5\nw: {x: 1}\n"
     assert load_yaml(text) == {"base": {"x": 1, "y": 2}, "z": {"x": 5, "y": 2}, "w": {"x": 1}}
+
+
+@given(st.text(), st.dictionaries(st.text(), st.integers() | st.text(), max_size=3))
+def test_a_lines_bytes_are_its_text_and_a_newline(story, meta):
+    # Serialized straight to bytes (models) or from json.dumps (dicts): the same as the text.
+    answer = {"correct_answers": ["a"]}
+    sample = Sample(id="s", story=story, question="q?", answer=answer, meta=meta)
+    for record in (sample, {"story": story, **meta}):
+        assert json_line_bytes(record) == (to_json_line(record) + "\n").encode("utf-8")
+    assert jsonl_bytes([sample, sample]) == (2 * json_line_bytes(sample), 2)

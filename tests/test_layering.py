@@ -15,7 +15,7 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "tomflywheel"
 
 LAYERS: tuple[frozenset[str], ...] = (
-    frozenset({"errors", "_rng", "_lazy_exports", "_gc", "_cpus", "_atomic"}),
+    frozenset({"errors", "_rng", "_lazy_exports", "_gc", "_cpus", "_atomic", "_yaml"}),
     frozenset({"_io", "_registry", "progress", "stats"}),
     frozenset({"schema", "config"}),
     frozenset({"llm", "world", "cluster", "tracking"}),

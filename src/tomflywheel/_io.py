@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any, BinaryIO, TypeVar, overload
 
 import msgspec
-import yaml
 from pydantic import BaseModel, ValidationError
 
 from tomflywheel._atomic import atomic_write_chunks
@@ -32,6 +31,17 @@ def to_json_line(record: BaseModel | dict[str, Any]) -> str:
     if isinstance(record, BaseModel):
         return record.model_dump_json()
     return json.dumps(record, ensure_ascii=False, separators=(",", ":"))
+
+
+def json_line_bytes(record: BaseModel | dict[str, Any]) -> bytes:
+    """``to_json_line(record)`` and a newline, as UTF-8 bytes.
+
+    A model's serializer writes bytes; going through ``str`` and back cost a generated file's
+    writer a quarter of its serializing time.
+    """
+    if isinstance(record, BaseModel):
+        return record.__pydantic_serializer__.to_json(record) + b"\n"
+    return (json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
 
 
 def _loc_to_field(loc: tuple[int | str, ...]) -> str:
@@ -139,42 +149,6 @@ def require_writable(path: Path | str) -> Path:
     if not os.access(folder, os.W_OK):
         raise PathError(folder, None, None, "no permission to write here")
     return path
-
-
-class _StrictLoader(yaml.SafeLoader):
-    """``yaml.SafeLoader`` refusing a key given twice in one mapping (PyYAML lets the last win)."""
-
-    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
-        first: dict[Any, int] = {}
-        for key_node, _ in node.value:
-            # ``<<`` merges may override keys on purpose; complex keys cannot be compared.
-            if key_node.tag == "tag:yaml.org,2002:merge" or not isinstance(
-                key_node, yaml.ScalarNode
-            ):
-                continue
-            key = self.construct_object(key_node)
-            line = key_node.start_mark.line + 1
-            if key in first:
-                where = (
-                    f"twice on line {line}"
-                    if first[key] == line
-                    else f"on lines {first[key]} and {line}"
-                )
-                raise yaml.constructor.ConstructorError(
-                    None, None, f"duplicate key {key!r} {where}", key_node.start_mark
-                )
-            first[key] = line
-        return super().construct_mapping(node, deep=deep)
-
-
-def load_yaml(text: str) -> Any:
-    """Parse a YAML document like ``yaml.safe_load``, but refuse a duplicate key.
-
-    Raises:
-        yaml.YAMLError: Invalid YAML, or a key given twice in one mapping (``problem`` names
-            both lines, ``problem_mark`` the second).
-    """
-    return yaml.load(text, Loader=_StrictLoader)
 
 
 def is_whole_line(raw: bytes) -> bool:
@@ -347,8 +321,7 @@ class JsonlAppender:
 
     def append(self, record: BaseModel | dict[str, Any]) -> None:
         """Append one record as one line."""
-        data = (to_json_line(record) + "\n").encode("utf-8")
-        view = memoryview(data)
+        view = memoryview(json_line_bytes(record))
         while view:
             written = os.write(self._fd, view)
             view = view[written:]
@@ -376,8 +349,8 @@ class JsonlAppender:
 
 def jsonl_bytes(records: Iterable[BaseModel | dict[str, Any]]) -> tuple[bytes, int]:
     """The records as JSONL bytes (one line each, newline-terminated), and how many."""
-    lines = [to_json_line(record) for record in records]
-    return "".join(line + "\n" for line in lines).encode("utf-8"), len(lines)
+    lines = [json_line_bytes(record) for record in records]
+    return b"".join(lines), len(lines)
 
 
 def write_jsonl_atomic(path: Path, records: Iterable[BaseModel | dict[str, Any]]) -> int:
@@ -391,7 +364,7 @@ def write_jsonl_atomic(path: Path, records: Iterable[BaseModel | dict[str, Any]]
         nonlocal count
         for record in records:
             count += 1
-            yield (to_json_line(record) + "\n").encode("utf-8")
+            yield json_line_bytes(record)
 
     atomic_write_chunks(path, lines())
     return count

@@ -19,13 +19,13 @@ import yaml
 from tomflywheel._io import (
     atomic_write_json,
     atomic_write_text,
-    load_yaml,
     read_jsonl,
     read_text,
     require_folder,
     timestamp_name,
     write_jsonl_atomic,
 )
+from tomflywheel._yaml import load_yaml
 from tomflywheel.config import DatasetRef, Settings, parse_settings
 from tomflywheel.datasets import TaskSpec, task_for_sample
 from tomflywheel.errors import ConfigError, UserInputError

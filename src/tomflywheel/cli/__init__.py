@@ -5,16 +5,18 @@ from __future__ import annotations
 import json
 import sys
 import traceback
-from typing import Annotated, NoReturn
+from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
-import yaml
 from rich.markup import escape
 
 from tomflywheel import __version__
 from tomflywheel.cli._common import err, setup_logging
 from tomflywheel.cli._lazy import LazyGroup
 from tomflywheel.errors import TomflywheelError, UserInputError
+
+if TYPE_CHECKING:
+    import yaml
 
 app = typer.Typer(
     name="tomflywheel",
@@ -62,6 +64,12 @@ def _fail(message: str, code: int) -> NoReturn:
     sys.exit(code)
 
 
+def _is_yaml_error(error: Exception) -> bool:
+    """Whether PyYAML raised it: never, when no command imported PyYAML (most read no YAML)."""
+    yaml = sys.modules.get("yaml")
+    return yaml is not None and isinstance(error, yaml.YAMLError)
+
+
 def _parse_error(error: yaml.YAMLError | json.JSONDecodeError) -> str:
     if isinstance(error, json.JSONDecodeError):
         return f"invalid JSON at line {error.lineno}: {error.msg}"
@@ -96,5 +104,9 @@ def main(argv: list[str] | None = None) -> None:
         # Of a rename (an atomic write's temp file -> the target), the target is the user's path.
         path = error.filename2 if error.filename2 is not None else error.filename
         _fail(f"{path}: {error.strerror or error}", 2)
-    except (yaml.YAMLError, json.JSONDecodeError) as error:
+    except json.JSONDecodeError as error:
+        _fail(_parse_error(error), 2)
+    except Exception as error:
+        if not _is_yaml_error(error):
+            raise
         _fail(_parse_error(error), 2)

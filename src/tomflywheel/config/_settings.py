@@ -9,7 +9,8 @@ from typing import Any, Literal
 import yaml
 from pydantic import Field, ValidationError
 
-from tomflywheel._io import load_yaml, read_text
+from tomflywheel._io import read_text
+from tomflywheel._yaml import load_yaml
 from tomflywheel.config._base import (
     ENV_API_KEY,
     ENV_BASE_URL,

@@ -48,7 +48,8 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from tomflywheel._io import load_yaml, read_text, validation_error_field
+from tomflywheel._io import read_text, validation_error_field
+from tomflywheel._yaml import load_yaml
 from tomflywheel.asking import JUDGES, PromptKind
 from tomflywheel.datasets._common import Loc, make_sample, required
 from tomflywheel.datasets._records import (

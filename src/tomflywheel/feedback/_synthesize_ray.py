@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
-from tomflywheel._io import atomic_write_text, to_json_line
+from tomflywheel._io import atomic_write_text, jsonl_bytes
 from tomflywheel.cluster import map_blocks
 from tomflywheel.feedback._plan import SynthesisPlan
 from tomflywheel.feedback._synthesize import story_limit, synthesize_block, whole_stories
@@ -57,7 +57,7 @@ def _run_block(plan_json: str, block: int, with_rationale: bool, payload: bytes)
     start = number * block
     stop = min(start + block, story_limit(item))
     samples = synthesize_block(plan, index, start, stop, with_rationale=with_rationale)
-    return "".join(to_json_line(s) + "\n" for s in samples).encode("utf-8")
+    return jsonl_bytes(samples)[0]
 
 
 class _Parts:

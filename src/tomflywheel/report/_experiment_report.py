@@ -6,7 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tomflywheel._io import atomic_write_text, load_yaml, require_folder
+from tomflywheel._io import atomic_write_text, require_folder
+from tomflywheel._yaml import load_yaml
 from tomflywheel.artifacts import Experiment, read_judgments, read_predictions
 from tomflywheel.report._html import Bar, bar_chart, esc, page, sample_browser, table_html
 from tomflywheel.report._judge import calibration_text, judge_notes

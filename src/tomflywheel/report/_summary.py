@@ -12,7 +12,8 @@ from typing import Any
 from rich.markup import escape
 from rich.table import Table
 
-from tomflywheel._io import atomic_write_text, load_yaml, require_folder
+from tomflywheel._io import atomic_write_text, require_folder
+from tomflywheel._yaml import load_yaml
 from tomflywheel.errors import UserInputError
 from tomflywheel.report._html import Bar, bar_chart, page, table_html
 from tomflywheel.report._tables import accuracy_cell

@@ -22,8 +22,8 @@ from pydantic import ValidationError
 from tomflywheel._cpus import available_cpus
 from tomflywheel._io import (
     atomic_write_chunks,
+    json_line_bytes,
     jsonl_bytes,
-    to_json_line,
     validation_error_field,
 )
 from tomflywheel.errors import ConfigError
@@ -105,7 +105,7 @@ def write_generated(
     def serial() -> Iterator[bytes | Path]:  # line by line: memory holds one sample, not a block
         for first, n in blocks:
             for sample in generator(base, start=first, n=n):
-                yield written((to_json_line(sample) + "\n").encode("utf-8"), 1, 0)
+                yield written(json_line_bytes(sample), 1, 0)
             written(b"", 0, n)
 
     def parallel() -> Iterator[bytes | Path]:

@@ -15,6 +15,7 @@ apple's true container.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -208,6 +209,7 @@ _BUILDERS: dict[str, Builder] = {
 }
 
 
+@functools.cache  # compiled on first parse: generating stories never parses one
 def _rules() -> list[tuple[re.Pattern[str], Builder | None]]:
     rules: list[tuple[re.Pattern[str], Builder | None]] = []
     tail = _motive_tail()
@@ -225,11 +227,8 @@ def _rules() -> list[tuple[re.Pattern[str], Builder | None]]:
     return rules
 
 
-_RULES = _rules()
-
-
 def _sentence(text: str, pos: int, state: _State) -> tuple[tuple[Event, ...], int] | None:
-    for pattern, build in _RULES:
+    for pattern, build in _rules():
         match = pattern.match(text, pos)
         if match is None:
             continue
