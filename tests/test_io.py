@@ -1,4 +1,5 @@
 import json
+import os
 
 import pytest
 from hypothesis import given
@@ -208,6 +209,38 @@ def test_a_missing_chunk_file_leaves_the_earlier_file_whole(tmp_path):
     out.write_bytes(b"earlier\n")
     with pytest.raises(FileNotFoundError):
         atomic_write_chunks(out, [b"new\n", tmp_path / "absent.part"])
+    assert out.read_bytes() == b"earlier\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["kept.jsonl"]
+
+
+def test_a_large_write_is_synced_in_the_background_as_it_goes(tmp_path, monkeypatch):
+    import tomflywheel._atomic as atomic
+
+    synced: list[int] = []  # file sizes at each background sync
+    monkeypatch.setattr(atomic._Writeback, "STEP", 1000)
+    monkeypatch.setattr(atomic.os, "fdatasync", lambda fd: synced.append(os.fstat(fd).st_size))
+    part = tmp_path / "block.part"
+    part.write_bytes(b"b" * 1500)
+    out = tmp_path / "out.jsonl"
+    atomic_write_chunks(out, [b"a" * 600, b"a" * 600, part, b"c" * 10])
+    assert out.read_bytes() == b"a" * 1200 + b"b" * 1500 + b"c" * 10
+    # Each sync saw everything written before it (the buffer flushed first).
+    assert synced and all(size in (1200, 2700) for size in synced)
+
+
+def test_a_failure_after_a_background_sync_leaves_the_earlier_file_whole(tmp_path, monkeypatch):
+    import tomflywheel._atomic as atomic
+
+    monkeypatch.setattr(atomic._Writeback, "STEP", 10)
+
+    def chunks():
+        yield b"x" * 100
+        raise RuntimeError("generator failed")
+
+    out = tmp_path / "kept.jsonl"
+    out.write_bytes(b"earlier\n")
+    with pytest.raises(RuntimeError, match="generator failed"):
+        atomic_write_chunks(out, chunks())
     assert out.read_bytes() == b"earlier\n"
     assert [p.name for p in tmp_path.iterdir()] == ["kept.jsonl"]
 

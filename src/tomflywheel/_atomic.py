@@ -6,10 +6,12 @@ these for the artifact writers.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
 import tempfile
+import threading
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -34,13 +36,17 @@ def atomic_write_chunks(path: Path, chunks: Iterable[bytes | Path]) -> None:
     try:
         os.fchmod(fd, 0o666 & ~_umask())  # mkstemp makes 0600; give what open() would
         with os.fdopen(fd, "wb") as handle:
-            for chunk in chunks:
-                if isinstance(chunk, Path):
-                    handle.flush()
-                    _copy_file(chunk, handle)
-                else:
-                    handle.write(chunk)
-            handle.flush()
+            writeback = _Writeback(handle)
+            try:
+                for chunk in chunks:
+                    if isinstance(chunk, Path):
+                        handle.flush()
+                        writeback.after_chunk(_copy_file(chunk, handle))
+                    else:
+                        writeback.after_chunk(handle.write(chunk))
+                handle.flush()
+            finally:
+                writeback.join()  # before the file closes: the sync holds its descriptor
             os.fsync(handle.fileno())
         os.replace(tmp, path)
     except BaseException:
@@ -48,8 +54,45 @@ def atomic_write_chunks(path: Path, chunks: Iterable[bytes | Path]) -> None:
         raise
 
 
-def _copy_file(source: Path, handle: BinaryIO) -> None:
-    """Append a file's content to an open file, in the kernel where it can."""
+class _Writeback:
+    """Flushes a large file to disk in a background thread while later chunks are produced.
+
+    The final fsync then waits for the last few megabytes only, not for the whole file (about
+    0.05 s of an 80 MB generated file's write, when producing it kept the disk idle).
+    """
+
+    STEP = 16 << 20
+    """Bytes written between two background syncs."""
+
+    def __init__(self, handle: BinaryIO) -> None:
+        self.handle = handle
+        self.unsynced = 0
+        self.thread: threading.Thread | None = None
+
+    def after_chunk(self, size: int) -> None:
+        """Count a chunk's bytes; start a background sync past ``STEP`` unless one runs."""
+        self.unsynced += size
+        if self.unsynced < self.STEP or (self.thread and self.thread.is_alive()):
+            return
+        self.handle.flush()
+        self.unsynced = 0
+        self.thread = threading.Thread(target=_sync_quietly, args=(self.handle.fileno(),))
+        self.thread.start()
+
+    def join(self) -> None:
+        """Wait for the running sync."""
+        if self.thread is not None:
+            self.thread.join()
+
+
+def _sync_quietly(fd: int) -> None:
+    """``fdatasync``, its error left to the final fsync, which meets it again and raises."""
+    with contextlib.suppress(OSError):
+        os.fdatasync(fd)
+
+
+def _copy_file(source: Path, handle: BinaryIO) -> int:
+    """Append a file's content to an open file, in the kernel where it can; return its size."""
     with source.open("rb") as reader:
         size = os.fstat(reader.fileno()).st_size
         copied = 0
@@ -64,6 +107,7 @@ def _copy_file(source: Path, handle: BinaryIO) -> None:
         if copied < size:
             reader.seek(copied)
             shutil.copyfileobj(reader, handle)
+        return size
 
 
 def atomic_write_text(path: Path, text: str) -> None:
