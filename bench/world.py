@@ -9,10 +9,11 @@ side and the reference side alternating over ``--repeat`` rounds; wall time and 
     row) against the reference's ``gen_v10.py`` followed by its four question scripts
     (``higher_order_beliefs_v10.py``, ``counterfactual_beliefs_v10.py``,
     ``causal_beliefs_v10.py``, ``common_knowledge_v10.py``), which run in one process each;
-(b) check them with two independent verifiers: this file's ``--check``, ``world.verify_file``
-    (every question re-derived by the forward tracker and by the temporal belief graph from the
-    samples' traces, compared with the gold; one worker process per core, and one process as a
-    second row) against the reference's ``verify_v10.py`` and ``verify_graph_v10.py``.
+(b) check them with two independent verifiers: ``world_check.py`` beside this file, a script
+    calling ``world.verify_file`` (every question re-derived by the forward tracker and by the
+    temporal belief graph from the samples' traces, compared with the gold; one worker process
+    per core, and one process as a second row) against the reference's ``verify_v10.py`` and
+    ``verify_graph_v10.py``.
 
 The reference is not part of this repository: ``--reference DIR`` names a checkout of
 ``singularity4/TemporalGraph-ToM`` (the folder holding ``scripts/``). Its scripts read and write
@@ -47,8 +48,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import tomflywheel
-from tomflywheel._cpus import available_cpus
-from tomflywheel.world import verify_file
+from provenance import recorded
 
 GENERATE_SCRIPTS = (
     "gen_v10.py",
@@ -132,14 +132,8 @@ def ours_generate(out: Path, n: int, seed: int, workers: int) -> Run:
 
 
 def ours_check(path: Path, workers: int) -> Run:
-    command = [sys.executable, str(Path(__file__).resolve()), "--check", str(path)]
-    return run_process([*command, "--check-workers", str(workers)], path.parent)
-
-
-def check(path: Path, workers: int) -> int:
-    """Re-derive every sample of a generated file with both verifiers; return the failures."""
-    outcomes = verify_file(path, workers=workers or available_cpus())
-    return sum(not line.verification.ok for line in outcomes)
+    script = Path(__file__).resolve().with_name("world_check.py")
+    return run_process([sys.executable, str(script), str(path), str(workers)], path.parent)
 
 
 def _row(job: str, side: str, run: Run, rounds: int, n: int) -> str:
@@ -156,17 +150,10 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0, help="our generator's seed")
     parser.add_argument("--repeat", type=int, default=5, help="alternated rounds per side")
     parser.add_argument("--reference", type=Path, help="a TemporalGraph-ToM checkout")
-    parser.add_argument("--check", type=Path, help=argparse.SUPPRESS)  # the (b) child process
-    parser.add_argument("--check-workers", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument(
         "--out", type=Path, default=Path(__file__).resolve().parent / "results" / "world.txt"
     )
     args = parser.parse_args()
-    if args.check is not None:
-        failures = check(args.check, args.check_workers)
-        if failures:
-            raise SystemExit(f"{failures} samples disagree with a verifier")
-        return
 
     load = os.getloadavg()  # before the runs: a busy machine slows both sides, not equally
     keys = ("gen ours", "gen ours-1", "gen ref", "check ours", "check ours-1", "check ref")
@@ -190,8 +177,6 @@ def main() -> None:
                 elif code is not None:
                     totals["gen ref"].add(reference_job(code, GENERATE_SCRIPTS))
                     totals["check ref"].add(reference_job(code, CHECK_SCRIPTS))
-
-    from provenance import recorded  # git and the recorder: not in the --check child's time
 
     title = "world engine against the tgtom benchmark's public scripts, as whole processes"
     with recorded(args.out, title):

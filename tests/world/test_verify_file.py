@@ -68,17 +68,35 @@ def test_worker_processes_give_the_outcomes_of_one(tmp_path, workers: int):
     assert sum(not o.verification.ok for o in one) == 1
 
 
-def test_spans_cut_at_line_starts_and_count_lines(tmp_path):
+def test_spans_cut_at_line_starts(tmp_path):
     path = tmp_path / "lines.jsonl"
     path.write_bytes(b"a\nbbbb\n\ncc\nddddddd\ne")
     spans = _spans(path, 3)
     data = path.read_bytes()
     assert spans[0][0] == 0 and spans[-1][1] == len(data)
     assert all(a[1] == b[0] for a, b in pairwise(spans))
-    for start, _end, line in spans:
-        assert start == 0 or data[start - 1 : start] == b"\n"
-        assert line == data[:start].count(b"\n") + 1
+    assert all(start == 0 or data[start - 1 : start] == b"\n" for start, _ in spans)
     assert _spans(tmp_path / "lines.jsonl", 50)[-1][1] == len(data)
+
+
+def test_workers_number_lines_across_stretches_as_one_process_does(tmp_path):
+    # Each worker counts its own stretch's lines (blank ones too); the parent adds them up.
+    path = tmp_path / "gen.jsonl"
+    write_generated("tgtom", path, seed=2, n=4)
+    text = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    text[5:5] = ["\n", "  \n"]
+    text[60] = '{"id": "broken", "answer": {"correct_answers": "x"}, "meta": {}}\n'
+    path.write_text("".join(text), encoding="utf-8")
+    with pytest.raises(DataError) as one:
+        list(verify_file(path))
+    with pytest.raises(DataError) as several:
+        list(verify_file(path, workers=3))
+    assert one.value.line == several.value.line == 61
+    del text[60]
+    path.write_text("".join(text), encoding="utf-8")
+    lines = [outcome.line for outcome in verify_file(path, workers=3)]
+    assert lines == [outcome.line for outcome in verify_file(path)]
+    assert lines == [n for n, line in enumerate(text, 1) if line.strip()]
 
 
 def test_a_malformed_line_names_file_line_and_field(tmp_path):

@@ -9,7 +9,7 @@ that share it, and all of a story's questions are answered by one walk per verif
 from __future__ import annotations
 
 import multiprocessing
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -65,8 +65,8 @@ class _Story:
     lines: list[tuple[int, _Line, _Trace]]
 
 
-Span = tuple[int, int, int]
-"""A stretch of the file: first byte, end byte (exclusive), number of its first line."""
+Span = tuple[int, int]
+"""A stretch of the file: first byte, end byte (exclusive)."""
 
 
 def verify_file(path: Path, *, workers: int = 1) -> Iterator[LineVerification]:
@@ -95,19 +95,22 @@ def verify_file(path: Path, *, workers: int = 1) -> Iterator[LineVerification]:
     context = multiprocessing.get_context("fork")
     with ProcessPoolExecutor(min(workers, len(spans)), mp_context=context) as pool:
         futures = [pool.submit(_verified_span, path, span) for span in spans]
+        before = 0  # lines in the stretches before: a worker numbers its own from 1
         for future in futures:
-            rows, error = future.result()
+            rows, lines, error = future.result()
             if error is not None:  # sent as fields: DataError's arguments do not pickle back
-                raise DataError(path, *error)
+                line, field, reason = error
+                raise DataError(path, None if line is None else before + line, field, reason)
             for line, sample_id, *verification in rows:
-                yield LineVerification(line, sample_id, Verification(*verification))
+                yield LineVerification(before + line, sample_id, Verification(*verification))
+            before += lines
 
 
 def _spans(path: Path, parts: int) -> list[Span]:
     """``parts`` stretches of about equal size, each starting at a line start."""
     size = path.stat().st_size
     spans: list[Span] = []
-    start, line = 0, 1
+    start = 0
     with path.open("rb") as handle:
         for part in range(1, parts + 1):
             if start >= size:
@@ -118,36 +121,27 @@ def _spans(path: Path, parts: int) -> list[Span]:
                 handle.readline()  # to the next line start
                 end = max(handle.tell(), start)
             if end > start:
-                spans.append((start, end, line))
-                if end < size:  # the next stretch's first line number
-                    line += _newlines(handle, start, end)
+                spans.append((start, end))
                 start = end
     return spans
 
 
-def _newlines(handle: BinaryIO, start: int, end: int) -> int:
-    """Newlines between two offsets, read in blocks (a stretch is not held whole)."""
-    handle.seek(start)
-    count = 0
-    while start < end:
-        block = handle.read(min(1 << 20, end - start))
-        if not block:
-            break
-        count += block.count(b"\n")
-        start += len(block)
-    return count
-
-
-def _verified_span(path: Path, span: Span) -> tuple[list[tuple], tuple | None]:
-    """A worker's stretch: its outcomes, or the fields of the DataError it met.
+def _verified_span(path: Path, span: Span) -> tuple[list[tuple], int, tuple | None]:
+    """A worker's stretch (lines numbered from 1): outcomes, line count, any DataError's fields.
 
     Outcomes go back as plain tuples: pickling tens of thousands of dataclasses costs the
-    parent more than rebuilding them.
+    parent more than rebuilding them. Each worker counts its own lines as it reads them, so
+    that no one reads the whole file before the workers start.
     """
+    rows: list[tuple] = []
+    outcomes = _verify_span(path, span)
     try:
-        return [_row(outcome) for outcome in _verify_span(path, span)], None
+        while True:
+            rows.append(_row(next(outcomes)))
+    except StopIteration as done:
+        return rows, done.value, None
     except DataError as err:
-        return [], (err.line, err.field, err.reason)
+        return [], 0, (err.line, err.field, err.reason)
 
 
 def _row(outcome: LineVerification) -> tuple:
@@ -162,9 +156,10 @@ def _row(outcome: LineVerification) -> tuple:
     )
 
 
-def _verify_span(path: Path, span: Span) -> Iterator[LineVerification]:
-    start, end, first_line = span
-    number = first_line - 1
+def _verify_span(path: Path, span: Span) -> Generator[LineVerification, None, int]:
+    """The outcomes of a stretch's lines, numbered from 1; returns how many lines it has."""
+    start, end = span
+    number = 0
     group: _Story | None = None
     with path.open("rb") as handle:
         for raw in _read_lines(handle, start, end):
@@ -185,6 +180,7 @@ def _verify_span(path: Path, span: Span) -> Iterator[LineVerification]:
             group.lines.append((number, record, trace))
     if group is not None:
         yield from _verify_story(group)
+    return number
 
 
 _BLOCK = 1 << 16  # small blocks reuse freed memory; large ones page in fresh memory
