@@ -47,6 +47,8 @@ class _View:
     values: list[str]
     present: int
     """Every record the edit leaves in the story (the belief of an empty chain)."""
+    moved: int = 0
+    """The agents whose reach differs from the story's without the edit."""
 
 
 class FastModel:
@@ -87,6 +89,10 @@ class FastModel:
             agent: reach.bit_length() - 1 for agent, reach in enumerate(self._base.reach) if reach
         }
         """Agent -> index of the last record reaching it (its first-order anchor)."""
+        self._last_of_mask = [0] * len(self.records)
+        """Record index -> the agents whose last record it is."""
+        for agent, i in self.last_of.items():
+            self._last_of_mask[i] |= 1 << agent
 
     def _index_records(self, count: int) -> None:
         """Per agent, the records it sees wherever it is, never sees, or hears; claims by line."""
@@ -142,10 +148,16 @@ class FastModel:
         i = self.claim_at.get(line)
         if i is None:
             return False
-        members = [self.index[name] for name in group]
-        if any(self.last_of.get(m) == i for m in members):
-            return True
-        return all(self.base[i] >> m & 1 for m in members)
+        members = self.mask_of(group)
+        return bool(self._last_of_mask[i] & members) or self.base[i] & members == members
+
+    def mask_of(self, group: tuple[str, ...]) -> int:
+        """The bit mask of the agents named."""
+        index = self.index
+        mask = 0
+        for name in group:
+            mask |= 1 << index[name]
+        return mask
 
     def _view(self, edit: Edit | None) -> _View:
         if edit is None:
@@ -171,7 +183,12 @@ class FastModel:
             return _View(base.reach, values, base.present)
         elif isinstance(edit, SetExits):
             changes = {self.index[a]: line for a, line in edit.exits if a in self.index}
-            return _View(self._moved_exits(changes), base.values, base.present)
+            reach = self._moved_exits(changes)
+            moved = 0
+            for agent, (after, before) in enumerate(zip(reach, base.reach, strict=True)):
+                if after != before:
+                    moved |= 1 << agent
+            return _View(reach, base.values, base.present, moved)
         return base
 
     def _moved_exits(self, changes: dict[int, int]) -> list[int]:
@@ -230,14 +247,16 @@ class FastModel:
 
     def ck_changes(self, group: tuple[str, ...], edit: Edit) -> bool:
         """Whether the edit changes the group's common-knowledge answer."""
-        members = [self.index[name] for name in group]
         view, base = self._view(edit), self._base
-        if (
-            view.values is base.values
-            and view.present == base.present
-            and all(view.reach[m] == base.reach[m] for m in members)
-        ):
-            return False  # the members hear and see what they did: the same answer
+        if view.values is base.values and view.present == base.present:
+            # The members hear and see what they did, and so give the same answer, unless the
+            # edit moved what reaches one of them.
+            if isinstance(edit, SetExits):
+                if not view.moved & self.mask_of(group):
+                    return False
+            elif view.reach is base.reach:
+                return False
+        members = [self.index[name] for name in group]
         return self._common_knowledge(members, view) != self._base_common_knowledge(members)
 
     def _base_common_knowledge(self, members: list[int]) -> object:

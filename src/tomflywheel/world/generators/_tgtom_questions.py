@@ -10,12 +10,11 @@ as the benchmark does. ``chain_depth`` is recorded wherever a chain is asked.
 from __future__ import annotations
 
 import itertools
-import random
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
-from tomflywheel._rng import rng_for
+from tomflywheel._rng import Draws, rng_for
 from tomflywheel.world.generators._tgtom_fast import FastModel
 from tomflywheel.world.model import (
     Claim,
@@ -126,20 +125,20 @@ def _pairs(story: Story) -> zip:
     return zip(story.events, story.lines, strict=True)
 
 
-def _q0(c: _Context, rng: random.Random) -> list[TgtomQuestion]:
+def _q0(c: _Context, rng: Draws) -> list[TgtomQuestion]:
     return [TgtomQuestion("Q0", QuestionSpec("reality", c.obj))]
 
 
-def _q1(c: _Context, rng: random.Random) -> list[TgtomQuestion]:
+def _q1(c: _Context, rng: Draws) -> list[TgtomQuestion]:
     return [TgtomQuestion("Q1", QuestionSpec("belief", c.obj, chain=(a,))) for a in c.agents]
 
 
-def _q2(c: _Context, rng: random.Random) -> list[TgtomQuestion]:
+def _q2(c: _Context, rng: Draws) -> list[TgtomQuestion]:
     chain = tuple(rng.sample(c.agents, c.depth))
     return [TgtomQuestion("Q2", QuestionSpec("belief", c.obj, chain=chain), None, len(chain))]
 
 
-def _intent(c: _Context, rng: random.Random, qtype: str) -> list[TgtomQuestion]:
+def _intent(c: _Context, rng: Draws, qtype: str) -> list[TgtomQuestion]:
     """Q3 (as told) and Q7 (motive flipped): a chain that witnessed the move, full depth if any."""
     if not c.moves:
         return []
@@ -167,7 +166,7 @@ def _intent(c: _Context, rng: random.Random, qtype: str) -> list[TgtomQuestion]:
     return [TgtomQuestion(qtype, spec, bool(full), len(chain))]
 
 
-def _q5(c: _Context, rng: random.Random) -> list[TgtomQuestion]:
+def _q5(c: _Context, rng: Draws) -> list[TgtomQuestion]:
     if not c.moves:
         return []
     changed = [
@@ -191,7 +190,7 @@ def _q5(c: _Context, rng: random.Random) -> list[TgtomQuestion]:
 
 def _claim_search(
     c: _Context,
-    rng: random.Random,
+    rng: Draws,
     pick: Callable[[int], tuple[str, ...]],
     changes: Callable[[tuple[str, ...], Edit], bool],
     *,
@@ -212,7 +211,7 @@ def _claim_search(
     return line, claim, alt, tuple(rng.sample(c.agents, c.depth)), False
 
 
-def _q6(c: _Context, rng: random.Random) -> list[TgtomQuestion]:
+def _q6(c: _Context, rng: Draws) -> list[TgtomQuestion]:
     def pick(line: int) -> tuple[str, ...]:
         # Only a chain of agents that all heard and trust the claim can change with it.
         reached = c.reached(line)
@@ -229,7 +228,7 @@ def _q6(c: _Context, rng: random.Random) -> list[TgtomQuestion]:
     return [TgtomQuestion("Q6", spec, targeted, len(chain))]
 
 
-def _q13(c: _Context, rng: random.Random) -> list[TgtomQuestion]:
+def _q13(c: _Context, rng: Draws) -> list[TgtomQuestion]:
     def group(line: int) -> tuple[str, ...]:
         return tuple(rng.sample(c.agents, rng.randint(3, min(4, len(c.agents)))))
 
@@ -255,18 +254,18 @@ def _q13(c: _Context, rng: random.Random) -> list[TgtomQuestion]:
     return [TgtomQuestion("Q13", spec, targeted, len(members))]
 
 
-def _q8(c: _Context, rng: random.Random) -> list[TgtomQuestion]:
+def _q8(c: _Context, rng: Draws) -> list[TgtomQuestion]:
     agent = rng.choice(c.agents)
     return [TgtomQuestion("Q8", QuestionSpec("cause", c.obj, chain=(agent,)), None, 1)]
 
 
-def _q9(c: _Context, rng: random.Random) -> list[TgtomQuestion]:
+def _q9(c: _Context, rng: Draws) -> list[TgtomQuestion]:
     members = tuple(rng.sample(c.agents, rng.randint(3, min(5, len(c.agents)))))
     spec = QuestionSpec("common_knowledge", c.obj, group=members)
     return [TgtomQuestion("Q9", spec, None, len(members))]
 
 
-def _q10(c: _Context, rng: random.Random) -> list[TgtomQuestion]:
+def _q10(c: _Context, rng: Draws) -> list[TgtomQuestion]:
     """Swap two exits; ask a chain of all agents but one (order does not change the answer).
 
     Every (pair, left-out agent) is scored by the fast model in one pass per pair; the question
@@ -298,7 +297,7 @@ def _q10(c: _Context, rng: random.Random) -> list[TgtomQuestion]:
     ]
 
 
-def _q11(c: _Context, rng: random.Random) -> list[TgtomQuestion]:
+def _q11(c: _Context, rng: Draws) -> list[TgtomQuestion]:
     """Move one agent's exit; ask whether a set without that agent shares common knowledge.
 
     Moving the exit of an agent outside the set can only change what the set believes through
@@ -333,7 +332,7 @@ def _q11(c: _Context, rng: random.Random) -> list[TgtomQuestion]:
     return [TgtomQuestion("Q11", spec, False, len(members))]
 
 
-_BUILDERS: dict[str, Callable[[_Context, random.Random], list[TgtomQuestion]]] = {
+_BUILDERS: dict[str, Callable[[_Context, Draws], list[TgtomQuestion]]] = {
     "Q0": _q0,
     "Q1": _q1,
     "Q2": _q2,
@@ -365,7 +364,7 @@ def tgtom_questions(
     context = _Context(story, answerer or Answerer(story, "default", "graph"))
     out: list[TgtomQuestion] = []
     for qtype in types:
-        rng = rng_for("tgtom-question", f"{seed}:{index}:{qtype}")
+        rng = Draws(rng_for("tgtom-question", f"{seed}:{index}:{qtype}"))
         for item in _BUILDERS[qtype](context, rng):
             spec = item.spec
             labelled = QuestionSpec(
