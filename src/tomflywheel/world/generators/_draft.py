@@ -22,7 +22,9 @@ from tomflywheel.world.model import (
 from tomflywheel.world.samples import make_trace
 
 
-@dataclass(frozen=True, slots=True)
+# Not frozen: one is built per sample, and a frozen dataclass sets each field through
+# ``object.__setattr__``. Treat it as immutable.
+@dataclass(slots=True)
 class SampleDraft:
     """What a generator knows about one sample before it becomes a :class:`Sample`."""
 
