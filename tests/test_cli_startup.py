@@ -84,6 +84,16 @@ def test_generating_stories_imports_no_yaml_and_compiles_no_parser_rule(tmp_path
     assert out.is_file() and done.stderr.split()[-2:] == ["False", "0"]
 
 
+def test_verifying_a_file_builds_no_pydantic_sample(tmp_path):
+    # ``datasets verify`` reads lines with msgspec: the pydantic schema is not imported.
+    from tomflywheel.world import write_generated
+
+    path = tmp_path / "tomi.jsonl"
+    write_generated("tomi", path, n=1)
+    _, loaded = _help_run(["datasets", "verify", str(path)], ("tomflywheel.schema",))
+    assert loaded == []
+
+
 def test_a_command_used_is_built_with_its_own_options():
     result = CliRunner().invoke(app, ["eval", "--help"])
     assert result.exit_code == 0 and "--max-samples" in result.output
