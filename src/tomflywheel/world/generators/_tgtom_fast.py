@@ -224,13 +224,25 @@ class FastModel:
     def all_but_one(self, edit: Edit | None = None) -> list[str | None]:
         """For each agent X (in story order), the belief of a chain of every agent but X."""
         view = self._view(edit)
-        reach, values = view.reach, view.values
+        return self._all_but_one(view.reach, view.values, view.present)
+
+    def all_but_one_swapped(self, a: str, b: str) -> list[str | None]:
+        """``all_but_one`` with the exits of ``a`` and ``b`` swapped (no view kept).
+
+        Tgtom's Q10 scores every pair once.
+        """
+        i, j = self.index[a], self.index[b]
+        reach = self._moved_exits({i: self.exits[j], j: self.exits[i]})
+        return self._all_but_one(reach, self._base.values, self._base.present)
+
+    @staticmethod
+    def _all_but_one(reach: list[int], values: list[str], present: int) -> list[str | None]:
         count = len(reach)
-        before = [view.present] * (count + 1)  # before[k]: AND of the first k agents' masks
+        before = [present] * (count + 1)  # before[k]: AND of the first k agents' masks
         for k in range(count):
             before[k + 1] = before[k] & reach[k]
         out: list[str | None] = [None] * count
-        after = view.present  # AND of the masks of the agents after agent k
+        after = present  # AND of the masks of the agents after agent k
         for k in range(count - 1, -1, -1):
             shared = before[k] & after
             if shared:

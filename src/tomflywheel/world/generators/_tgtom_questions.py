@@ -277,9 +277,11 @@ def _q10(c: _Context, rng: Draws) -> list[TgtomQuestion]:
     base = c.fast.all_but_one()
     changed = []
     for a, b in itertools.combinations(exited, 2):
-        edit = SetExits(((a, c.exits[b]), (b, c.exits[a])))
-        after = c.fast.all_but_one(edit)
-        changed += [(edit, c.agents[k]) for k, value in enumerate(after) if value != base[k]]
+        after = c.fast.all_but_one_swapped(a, b)
+        left_out = [c.agents[k] for k, value in enumerate(after) if value != base[k]]
+        if left_out:
+            edit = SetExits(((a, c.exits[b]), (b, c.exits[a])))
+            changed += [(edit, out) for out in left_out]
     while changed:
         edit, out = rng.choice(changed)
         chain = tuple(rng.sample([a for a in c.agents if a != out], c.depth))
