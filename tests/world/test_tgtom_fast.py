@@ -97,6 +97,7 @@ def test_fast_model_answers_as_the_rules_read_plainly(index: int):
         chains = [(a,) for a in agents] + [tuple(rng.sample(agents, k)) for k in (2, 3, 5) * 3]
         for chain in chains:
             assert fast.belief(chain, edit) == _belief(records, chain), (edit, chain)
+        assert fast.first_order(edit) == [_belief(records, (a,)) for a in agents], edit
         expected = [_belief(records, tuple(a for a in agents if a != out)) for out in agents]
         assert fast.all_but_one(edit) == expected, edit
         if isinstance(edit, SetExits) and len(edit.exits) == 2:  # a swap, as Q10 scores it

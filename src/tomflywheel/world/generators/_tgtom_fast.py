@@ -221,6 +221,16 @@ class FastModel:
             shared &= view.reach[self.index[name]]
         return view.values[shared.bit_length() - 1] if shared else None
 
+    def first_order(self, edit: Edit | None = None) -> list[str | None]:
+        """Each agent's own belief (in story order): ``belief((agent,), edit)`` for all."""
+        view = self._view(edit)
+        present, values = view.present, view.values
+        out: list[str | None] = []
+        for reach in view.reach:
+            shared = present & reach
+            out.append(values[shared.bit_length() - 1] if shared else None)
+        return out
+
     def all_but_one(self, edit: Edit | None = None) -> list[str | None]:
         """For each agent X (in story order), the belief of a chain of every agent but X."""
         view = self._view(edit)

@@ -169,13 +169,15 @@ def _intent(c: _Context, rng: Draws, qtype: str) -> list[TgtomQuestion]:
 def _q5(c: _Context, rng: Draws) -> list[TgtomQuestion]:
     if not c.moves:
         return []
-    changed = [
-        (move, agent)
-        for move in c.moves
-        for agent in c.agents
-        if agent != move.mover
-        and c.fast.belief((agent,), DropMove(move.line)) != c.fast.belief((agent,))
-    ]
+    base = c.fast.first_order()
+    changed = []
+    for move in c.moves:
+        after = c.fast.first_order(DropMove(move.line))
+        changed += [
+            (move, agent)
+            for agent, before, now in zip(c.agents, base, after, strict=True)
+            if agent != move.mover and now != before
+        ]
     while changed:
         move, agent = rng.choice(changed)
         if c.belief_changes((agent,), DropMove(move.line)):
