@@ -218,7 +218,7 @@ def test_a_large_write_is_synced_in_the_background_as_it_goes(tmp_path, monkeypa
 
     synced: list[int] = []  # file sizes at each background sync
     monkeypatch.setattr(atomic._Writeback, "STEP", 1000)
-    monkeypatch.setattr(atomic.os, "fdatasync", lambda fd: synced.append(os.fstat(fd).st_size))
+    monkeypatch.setattr(atomic, "_datasync", lambda fd: synced.append(os.fstat(fd).st_size))
     part = tmp_path / "block.part"
     part.write_bytes(b"b" * 1500)
     out = tmp_path / "out.jsonl"

@@ -88,7 +88,10 @@ class _Writeback:
 def _sync_quietly(fd: int) -> None:
     """``fdatasync``, its error left to the final fsync, which meets it again and raises."""
     with contextlib.suppress(OSError):
-        os.fdatasync(fd)
+        _datasync(fd)
+
+
+_datasync = getattr(os, "fdatasync", os.fsync)  # macOS has no fdatasync
 
 
 def _copy_file(source: Path, handle: BinaryIO) -> int:
