@@ -135,9 +135,10 @@ def stats_command(
     path: Annotated[Path, typer.Argument(help="A normalized JSONL file (generated or imported).")],
 ) -> None:
     """Counts and distributions of a dataset (stories, events and targeted rates if traced)."""
-    # The world engine and the pydantic schema load when a command needs them (issue 29):
-    # ``datasets verify`` reads its lines with msgspec and never builds a Sample.
+    # The pydantic schema loads where samples are read: ``datasets verify`` never builds one.
     from tomflywheel.schema import read_samples
+
+    # The world engine loads when a command runs, not at start-up (issue 29).
     from tomflywheel.world import dataset_stats
 
     _render(dataset_stats(read_samples(path)))
