@@ -41,7 +41,7 @@ def json_line_bytes(record: BaseModel | dict[str, Any]) -> bytes:
     """
     if isinstance(record, BaseModel):
         return record.__pydantic_serializer__.to_json(record) + b"\n"
-    return (json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+    return (to_json_line(record) + "\n").encode("utf-8")
 
 
 def _loc_to_field(loc: tuple[int | str, ...]) -> str:

@@ -99,6 +99,16 @@ def test_workers_number_lines_across_stretches_as_one_process_does(tmp_path):
     assert lines == [n for n, line in enumerate(text, 1) if line.strip()]
 
 
+def test_workers_asked_for_without_fork_number_lines_as_one_process(tmp_path, monkeypatch):
+    import tomflywheel.world.samples._verify_file as module
+
+    path = tmp_path / "gen.jsonl"
+    write_generated("tgtom", path, seed=2, n=3)
+    one = list(verify_file(path))
+    monkeypatch.setattr(module.multiprocessing, "get_all_start_methods", lambda: ["spawn"])
+    assert list(verify_file(path, workers=3)) == one
+
+
 def test_a_malformed_line_names_file_line_and_field(tmp_path):
     path = tmp_path / "gen.jsonl"
     write_generated("tomi", path, seed=1, n=1)

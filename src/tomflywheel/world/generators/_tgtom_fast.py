@@ -48,7 +48,8 @@ class _View:
     present: int
     """Every record the edit leaves in the story (the belief of an empty chain)."""
     moved: int = 0
-    """The agents whose reach differs from the story's without the edit."""
+    """Of an exit edit, the agents whose reach it changes (other edits change the records'
+    values or presence instead, and leave this 0)."""
 
 
 class FastModel:
@@ -270,14 +271,12 @@ class FastModel:
     def ck_changes(self, group: tuple[str, ...], edit: Edit) -> bool:
         """Whether the edit changes the group's common-knowledge answer."""
         view, base = self._view(edit), self._base
-        if view.values is base.values and view.present == base.present:
-            # The members hear and see what they did, and so give the same answer, unless the
-            # edit moved what reaches one of them.
-            if isinstance(edit, SetExits):
-                if not view.moved & self.mask_of(group):
-                    return False
-            elif view.reach is base.reach:
-                return False
+        if (
+            view.values is base.values
+            and view.present == base.present
+            and not view.moved & self.mask_of(group)
+        ):
+            return False  # the members hear and see what they did: the same answer
         members = [self.index[name] for name in group]
         return self._common_knowledge(members, view) != self._base_common_knowledge(members)
 

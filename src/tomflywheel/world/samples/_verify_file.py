@@ -86,10 +86,10 @@ def verify_file(path: Path, *, workers: int = 1) -> Iterator[LineVerification]:
             (names file, line and field).
     """
     path = Path(path)
-    spans = _spans(path, 4 * workers if workers > 1 else 1)
-    if workers <= 1 or len(spans) < 2 or "fork" not in multiprocessing.get_all_start_methods():
-        for span in spans:
-            yield from _verify_span(path, span)
+    forkable = "fork" in multiprocessing.get_all_start_methods()
+    spans = _spans(path, 4 * workers) if workers > 1 and forkable else []
+    if len(spans) < 2:  # one stretch: the whole file, its lines numbered from 1
+        yield from _verify_span(path, (0, path.stat().st_size))
         return
     # fork: the workers inherit the loaded engine instead of importing it again.
     context = multiprocessing.get_context("fork")
