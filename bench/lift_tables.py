@@ -24,6 +24,7 @@ from tomflywheel.audit import (
     audit_predictions,
     fit_set,
     is_control,
+    question_part,
 )
 from tomflywheel.flywheel import first_verdicts, paired_part, story_key
 from tomflywheel.schema import Sample, read_samples
@@ -31,18 +32,6 @@ from tomflywheel.stats import mean_interval, wilson_interval
 
 BASELINES = ("true_location", "first_location", "last_named")
 """The heuristics shown beside every row."""
-
-
-def question_part(sample: Sample) -> str | None:
-    """The question type a row groups by: ToMi's type, Hi-ToM's order, BigToM's condition."""
-    meta = sample.meta
-    if meta.get("question_type"):
-        return str(meta["question_type"])
-    if meta.get("direction") and meta.get("belief"):
-        return f"{meta['direction']} {meta.get('variable')}, {meta['belief']} belief"
-    if meta.get("order") is not None:
-        return f"order {meta['order']}"
-    return None
 
 
 @dataclass

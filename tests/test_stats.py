@@ -6,7 +6,14 @@ import math
 
 import pytest
 
-from tomflywheel.stats import Z95, mean_interval, paired_lift, t975
+from tomflywheel.stats import (
+    Z95,
+    balanced_accuracy_interval,
+    mean_interval,
+    paired_lift,
+    t975,
+    wilson_interval,
+)
 
 
 def singletons(*flips: tuple[bool, bool]) -> list[tuple[int, bool, bool]]:
@@ -112,3 +119,31 @@ def test_between_seed_interval_is_a_t_interval():
     half = 4.302653 * 0.1 / math.sqrt(3)
     assert (mean, low, high) == pytest.approx((0.2, 0.2 - half, 0.2 + half))
     assert mean_interval([0.4]) is None
+
+
+def test_balanced_accuracy_interval_adds_a_success_and_a_failure_to_each_side():
+    # 5/10 on both sides: p = 6/12 each, variance (1/4/12 + 1/4/12) / 4 = 1/96
+    half = Z95 * math.sqrt(1 / 96)
+    assert balanced_accuracy_interval(5, 10, 5, 10) == pytest.approx(
+        (0.5 - half, 0.5 + half), abs=1e-4
+    )
+    # 0/6 and 6/6 (the real location on targets and controls): centred on (1/8 + 7/8) / 2
+    low, high = balanced_accuracy_interval(0, 6, 6, 6)
+    half = Z95 * math.sqrt(2 * (1 / 8) * (7 / 8) / 8) / 2
+    assert (low, high) == pytest.approx((0.5 - half, 0.5 + half), abs=1e-4)
+
+
+def test_balanced_accuracy_interval_never_collapses_and_is_narrower_than_one_side():
+    # 20/20 on both sides: centre 21/22, clipped at 1 above, never zero width
+    p = 21 / 22
+    half = Z95 * math.sqrt(2 * p * (1 - p) / 22) / 2
+    assert balanced_accuracy_interval(20, 20, 20, 20) == pytest.approx((p - half, 1.0), abs=1e-4)
+    # the mean of two sides of 20 is known better than either side alone
+    low, high = balanced_accuracy_interval(10, 20, 10, 20)
+    side_low, side_high = wilson_interval(10, 20)
+    assert high - low < side_high - side_low
+
+
+def test_balanced_accuracy_interval_needs_both_sides():
+    assert balanced_accuracy_interval(3, 4, 0, 0) is None
+    assert balanced_accuracy_interval(0, 0, 3, 4) is None

@@ -1,7 +1,8 @@
 """Small statistics: accuracy with a Wilson 95% interval, paired lift clustered by story, means.
 
-The paired lift's interval (:func:`paired_lift`) and the between-seed interval
-(:func:`mean_interval`) are 95% intervals; their method is in their docstrings.
+The paired lift's interval (:func:`paired_lift`), the between-seed interval
+(:func:`mean_interval`) and the balanced-accuracy interval (:func:`balanced_accuracy_interval`)
+are 95% intervals; their method is in their docstrings.
 """
 
 from __future__ import annotations
@@ -41,6 +42,25 @@ def accuracy(correct: int, n: int) -> dict[str, Any]:
         "accuracy": round(correct / n, 4) if n else None,
         "ci95": wilson_interval(correct, n),
     }
+
+
+def balanced_accuracy_interval(
+    c1: int, n1: int, c2: int, n2: int, z: float = Z95
+) -> tuple[float, float] | None:
+    """95% interval of the mean of two accuracies ``c1/n1`` and ``c2/n2`` (balanced accuracy).
+
+    Agresti-Caffo style: one success and one failure added to each side, then the normal
+    approximation of the mean of two independent proportions, centred on the adjusted mean,
+    clipped to ``[0, 1]``. It treats items as independent: clustering by story (several
+    questions of one story) is ignored, so the interval is too narrow where answers of one
+    story move together. ``None`` when either side has no item.
+    """
+    if n1 == 0 or n2 == 0:
+        return None
+    p1, p2 = (c1 + 1) / (n1 + 2), (c2 + 1) / (n2 + 2)
+    centre = (p1 + p2) / 2
+    half = z * math.sqrt(p1 * (1 - p1) / (n1 + 2) + p2 * (1 - p2) / (n2 + 2)) / 2
+    return (round(max(0.0, centre - half), 4), round(min(1.0, centre + half), 4))
 
 
 def mean_and_std(values: Sequence[float]) -> tuple[float | None, float | None]:

@@ -6,8 +6,10 @@ option, the most frequent gold letter, always yes/no, the family's majority answ
 learned probe on surface features is scored held out. :func:`audit_samples` reports each one's
 accuracy per question family against chance, flagging those above chance + margin;
 :func:`audit_predictions` says which heuristic best explains a model's answers and how often
-it names the real location on false-belief targets. Below the stages: it may import
-``world``, ``asking``, ``schema`` and the base modules.
+it names the real location on false-belief targets; :func:`shortcut_scores` scores a model
+on what no such rule passes (belief-balanced, story-level and paired accuracy) against every
+heuristic. Below the stages: it may import ``world``, ``asking``, ``schema`` and the base
+modules.
 """
 
 # Built-in heuristics register themselves on import (the module is their list).
@@ -30,6 +32,9 @@ from tomflywheel.audit._roles import (
     marked_role,
     sample_role,
 )
+from tomflywheel.audit._score_lines import score_lines
+from tomflywheel.audit._scores import belief_side, shortcut_scores
+from tomflywheel.audit._stories import question_part, story_key, twin_key
 
 __all__ = [
     "CONTROL_QUESTION_TYPES",
@@ -48,12 +53,18 @@ __all__ = [
     "audit_items",
     "audit_predictions",
     "audit_samples",
+    "belief_side",
     "fit_set",
     "heuristic",
     "is_control",
     "item_chance",
     "marked_role",
     "question_family",
+    "question_part",
     "run_probe",
     "sample_role",
+    "score_lines",
+    "shortcut_scores",
+    "story_key",
+    "twin_key",
 ]

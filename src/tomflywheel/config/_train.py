@@ -156,6 +156,16 @@ class TrainSettings(BaseModel):
     ``batch_size`` samples per micro-batch, so a step sees ``num_processes`` times more."""
     padding_free: bool = False
     """Concatenate a micro-batch into one row without padding (TRL's padding-free mode)."""
+    group_by: Literal["none", "story", "family"] = "none"
+    """SFT's order within each epoch, by unit. ``none``: examples shuffled one by one;
+    ``story``: stories shuffled, each story's questions one after another (so they share
+    micro-batches); ``family``: the same with a story and its true-belief twin as one unit
+    (``meta.story_id``, which the engine gives both)."""
+    packing: Literal["none", "prefix"] = "none"
+    """SFT's micro-batches. ``prefix``: the examples of one story (of one ``group_by`` unit)
+    share a row whose common token prefix is computed once (a prefix tree under a 4-D attention
+    mask: the same values as one row per example, to float rounding); with ``group_by`` it
+    trains a story's questions at about half the cost."""
     attention: Literal["auto", "sdpa", "eager"] = "auto"
     """The attention kernel training runs. ``auto``: ``eager`` (matmuls and a softmax) for SFT on
     a CPU when every example fits in 192 tokens, where PyTorch's CPU flash-attention backward
@@ -176,6 +186,12 @@ class TrainSettings(BaseModel):
             raise ValueError("early_stopping needs validation_share > 0: a loss to stop on")
         if self.method == "grpo" and self.curriculum != "none":
             raise ValueError("curriculum orders SFT's examples; GRPO draws its prompts itself")
+        if self.method == "grpo" and (self.group_by != "none" or self.packing != "none"):
+            raise ValueError("group_by and packing shape SFT's batches; GRPO draws its own")
+        if self.curriculum != "none" and self.group_by != "none":
+            raise ValueError("a curriculum orders examples one by one: it cannot keep groups")
+        if self.packing != "none" and self.padding_free:
+            raise ValueError("packing and padding_free are two ways to build rows: pick one")
         if self.method == "grpo" and self.validation_share:
             raise ValueError(
                 "validation_share and early_stopping are for SFT (and the SFT stage of sft-grpo)"

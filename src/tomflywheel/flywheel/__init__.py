@@ -2,6 +2,7 @@
 
 from tomflywheel.flywheel._lift import first_verdicts, is_control, paired_part, story_key
 from tomflywheel.flywheel._manifest import RoundRecord, RunManifest, StageRecord, load_manifest
+from tomflywheel.flywheel._models import with_model
 from tomflywheel.flywheel._run import FlywheelSummary, round_settings, run_flywheel
 from tomflywheel.flywheel._summary import accuracy_by_dataset, filter_outcome, round_summary
 
@@ -20,4 +21,5 @@ __all__ = [
     "round_summary",
     "run_flywheel",
     "story_key",
+    "with_model",
 ]

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from tomflywheel.artifacts import Experiment, read_judgments
-from tomflywheel.audit import is_control
+from tomflywheel.audit import is_control, story_key
 from tomflywheel.schema import SCORED, Judgment, Sample, Verdict, read_samples
 from tomflywheel.stats import PairedLift, accuracy, paired_lift
 
@@ -39,18 +39,6 @@ def _split(samples: dict[str, Sample], judgments: Iterable[Judgment]) -> dict[st
             tallies[key][0] += right
             tallies[key][1] += 1
     return {key: accuracy(c, n) for key, (c, n) in tallies.items()}
-
-
-def story_key(sample: Sample) -> str:
-    """The story an item asks about (its cluster): ``meta.story_id``, else the story text.
-
-    BigToM's conditions retell one template (``story_id``) in different words; ToMi and
-    Hi-ToM ask several questions of the very same text.
-    """
-    story_id = sample.meta.get("story_id")
-    if story_id is not None:
-        return f"{sample.meta.get('dataset') or ''}:{story_id}"
-    return sample.story
 
 
 def first_verdicts(experiment: Experiment, label: str) -> dict[str, bool]:

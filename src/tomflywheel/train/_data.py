@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from tomflywheel._rng import rng_for
 from tomflywheel.asking import taught_rationale, training_messages
+from tomflywheel.audit import story_key
 from tomflywheel.config import EvalSettings, TrainSettings
 from tomflywheel.datasets import TaskSpec, task_for_sample
 from tomflywheel.errors import ConfigError, DataError
@@ -188,13 +189,16 @@ def batch_order(
     n_batches: int,
     seed: int,
     stages: Sequence[int] | None = None,
+    groups: Sequence[int] | None = None,
 ) -> list[list[int]]:
     """Example indices of each micro-batch: epochs shuffled by seed, one after another.
 
     Epoch ``e`` is a permutation drawn from ``rng_for("train-order", f"{seed}:{e}")``; the
     epochs are concatenated and cut into consecutive batches, so a batch may span two epochs.
     With ``stages`` (a curriculum: one stage per example) each epoch lists the lowest stage's
-    examples first, in the permutation's order within a stage.
+    examples first, in the permutation's order within a stage. With ``groups`` (one group per
+    example, e.g. its story) the permutation is of the groups, and a group's examples follow
+    one another in file order, so they share micro-batches.
 
     Args:
         n_examples: How many examples there are.
@@ -202,22 +206,54 @@ def batch_order(
         n_batches: How many micro-batches to return.
         seed: The run's seed.
         stages: Each example's curriculum stage; ``None``: no curriculum.
+        groups: Each example's group; ``None``: examples are shuffled one by one.
     """
     if n_examples < 1:
         raise ValueError("no examples to order")
     if stages is not None and len(stages) != n_examples:
         raise ValueError(f"{len(stages)} curriculum stages for {n_examples} examples")
+    if groups is not None and len(groups) != n_examples:
+        raise ValueError(f"{len(groups)} groups for {n_examples} examples")
+    if stages is not None and groups is not None:
+        raise ValueError("a curriculum orders examples one by one: it cannot keep groups together")
+    members = _members(groups) if groups is not None else [[i] for i in range(n_examples)]
     needed = n_batches * batch_size
     stream: list[int] = []
     epoch = 0
     while len(stream) < needed:
-        order = list(range(n_examples))
+        order = list(range(len(members)))
         rng_for("train-order", f"{seed}:{epoch}").shuffle(order)
         if stages is not None:
             order.sort(key=stages.__getitem__)  # stable: shuffled within a stage
-        stream.extend(order)
+        stream.extend(index for unit in order for index in members[unit])
         epoch += 1
     return [stream[i * batch_size : (i + 1) * batch_size] for i in range(n_batches)]
+
+
+def _members(groups: Sequence[int]) -> list[list[int]]:
+    """Example indices of each group, groups in order of first appearance."""
+    found: dict[int, list[int]] = {}
+    for index, group in enumerate(groups):
+        found.setdefault(group, []).append(index)
+    return list(found.values())
+
+
+def unit_keys(samples: Sequence[Sample], group_by: str) -> dict[str, str]:
+    """Each sample's unit under ``group_by``, by sample id.
+
+    ``family``: its story's family (:func:`tomflywheel.audit.story_key`: ``meta.story_id``,
+    which a story and its true-belief twin share); otherwise (``story``, ``none``) its story
+    text, the question where there is no story.
+    """
+    if group_by == "family":
+        return {s.id: story_key(s) for s in samples}
+    return {s.id: s.story.strip() or s.question for s in samples}
+
+
+def example_groups(examples: Sequence[EncodedExample], keys: Mapping[str, str]) -> list[int]:
+    """Each example's group number: examples of one key share one (numbered as they come)."""
+    numbers: dict[str, int] = {}
+    return [numbers.setdefault(keys[e.sample_id], len(numbers)) for e in examples]
 
 
 def curriculum_stages(

@@ -29,8 +29,10 @@ from tomflywheel.train._data import (
     build_examples,
     build_prompts,
     curriculum_stages,
+    example_groups,
     split_validation,
     total_steps,
+    unit_keys,
 )
 from tomflywheel.train._launch import is_main_process, launch_processes, world_size
 from tomflywheel.train._model import (
@@ -165,10 +167,12 @@ def train_model(
             samples, tokenizer, eval_settings,
             rationale=settings.rationale, max_length=settings.max_length, source=data,
         )  # fmt: skip
+        stories = unit_keys(samples, "story")
         examples, validation = split_validation(
-            train_data.examples, {s.id: s.story.strip() or s.question for s in samples},
-            share=settings.validation_share, seed=settings.seed,
-        )  # fmt: skip
+            train_data.examples, stories, share=settings.validation_share, seed=settings.seed
+        )
+        units = unit_keys(samples, settings.group_by) if settings.group_by != "none" else stories
+        row_groups = (example_groups(examples, units), example_groups(validation, units))
         if settings.validation_share and not validation:
             logger.warning("one story only: no validation loss, and no early stopping")
         used, too_long = len(examples), train_data.too_long
@@ -232,13 +236,14 @@ def train_model(
                 examples, {s.id: s.meta.get("order") for s in samples}, settings.curriculum
             )
             order = SeededOrder(
-                used, batch_size=settings.batch_size,
-                n_batches=shape.micro_batches, seed=settings.seed, stages=stages,
+                used, batch_size=settings.batch_size, n_batches=shape.micro_batches,
+                seed=settings.seed, stages=stages,
+                groups=row_groups[0] if settings.group_by != "none" else None,
             )  # fmt: skip
             trainer = build_trainer(
                 model, tokenizer, examples, order,
                 settings=settings, shape=shape, placement=placement, output_dir=folder,
-                on_progress=on_progress, validation=validation,
+                on_progress=on_progress, validation=validation, row_groups=row_groups,
             )  # fmt: skip
         trainer.train(resume_from_checkpoint=str(resume) if resume else None)
     trained = time.monotonic()
@@ -254,7 +259,8 @@ def train_model(
     else:
         replies = None
         taken = len(losses) * settings.gradient_accumulation * processes
-        tokens_seen, target_tokens = token_counts(examples, order.batches[:taken])
+        packed = row_groups[0] if settings.packing == "prefix" else None
+        tokens_seen, target_tokens = token_counts(examples, order.batches[:taken], packed)
     trainable, total = trainable_parameters(trainer.model)
     manifest = {
         "tomflywheel_version": __version__,

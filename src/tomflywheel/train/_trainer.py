@@ -20,6 +20,7 @@ from tomflywheel._rng import stable_seed
 from tomflywheel.config import TrainSettings
 from tomflywheel.train._data import IGNORE_INDEX, EncodedExample, batch_order
 from tomflywheel.train._model import Placement, lora_config
+from tomflywheel.train._packing import PackingCollator, packed_tokens
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -48,9 +49,15 @@ class SeededOrder(torch.utils.data.Sampler[int]):
         n_batches: int,
         seed: int,
         stages: Sequence[int] | None = None,
+        groups: Sequence[int] | None = None,
     ) -> None:
         self.batches = batch_order(
-            n_examples, batch_size=batch_size, n_batches=n_batches, seed=seed, stages=stages
+            n_examples,
+            batch_size=batch_size,
+            n_batches=n_batches,
+            seed=seed,
+            stages=stages,
+            groups=groups,
         )
 
     def __iter__(self) -> Iterator[int]:
@@ -70,23 +77,27 @@ class RunShape:
     """Micro-batches of the whole run, all processes together."""
 
 
-def examples_dataset(examples: Sequence[EncodedExample]) -> Dataset:
+def examples_dataset(
+    examples: Sequence[EncodedExample], groups: Sequence[int] | None = None
+) -> Dataset:
     """The encoded examples as the pre-tokenized dataset TRL trains on.
 
     ``completion_mask`` marks the tokens that carry loss; with ``completion_only_loss`` TRL turns
-    it into labels (``-100`` elsewhere), the same labels ``encode_messages`` gives.
+    it into labels (``-100`` elsewhere), the same labels ``encode_messages`` gives. ``groups``
+    (packing) adds each example's group, which the packing collator reads.
     """
     from datasets import Dataset, disable_progress_bars
 
     disable_progress_bars()  # TRL maps the dataset in a few passes; the caller draws progress
-    return Dataset.from_dict(
-        {
-            "input_ids": [list(example.input_ids) for example in examples],
-            "completion_mask": [
-                [int(label != IGNORE_INDEX) for label in example.labels] for example in examples
-            ],
-        }
-    )
+    columns: dict[str, list[Any]] = {
+        "input_ids": [list(example.input_ids) for example in examples],
+        "completion_mask": [
+            [int(label != IGNORE_INDEX) for label in example.labels] for example in examples
+        ],
+    }
+    if groups is not None:
+        columns["group"] = list(groups)
+    return Dataset.from_dict(columns)
 
 
 def trainer_arguments(
@@ -166,6 +177,14 @@ def sft_config(
     arguments = trainer_arguments(settings, shape, placement, output_dir=output_dir)
     if validation:
         arguments |= validation_arguments(settings, shape)
+    if settings.packing == "prefix":
+        # The packing collator reads each example's group (a column no model takes) and gives
+        # the loss its targets as ``shift_labels``; validation then needs the loss only.
+        arguments |= {
+            "remove_unused_columns": False,
+            "label_names": ["shift_labels"],
+            "prediction_loss_only": True,
+        }
     return SFTConfig(
         **arguments,
         completion_only_loss=True,
@@ -187,11 +206,14 @@ def build_trainer(
     output_dir: Path,
     on_progress: Callable[[int, int, float], None] | None,
     validation: Sequence[EncodedExample] = (),
+    row_groups: tuple[Sequence[int], Sequence[int]] = ((), ()),
 ) -> SFTTrainer:
     """An ``SFTTrainer`` over ``examples`` drawn in ``order``, LoRA-wrapped when enabled.
 
     With ``validation`` examples it measures their loss every ``validation_every`` steps and,
     with ``early_stopping``, stops when it stops falling and ends on the lowest one's weights.
+    With ``settings.packing``, ``row_groups`` gives each training and validation example its
+    row group (examples of one group in a micro-batch share a packed row).
     """
     from trl import SFTTrainer  # imports datasets and TRL's extras: only when a run starts
 
@@ -208,9 +230,11 @@ def build_trainer(
             return_outputs: bool = False,
             num_items_in_batch: Any = None,
         ) -> Any:
-            if return_outputs:
+            if return_outputs and "shift_labels" not in inputs:
                 return super().compute_loss(model, inputs, True, num_items_in_batch)
             loss = target_token_loss(model, inputs, num_items_in_batch)
+            if return_outputs:  # packed validation batches: the loss is all that is read
+                return loss, {"loss": loss}
             # As transformers' Trainer: the token count spans every process and DDP averages.
             if self.args.average_tokens_across_devices and num_items_in_batch is not None:
                 loss = loss * self.accelerator.num_processes
@@ -219,13 +243,17 @@ def build_trainer(
     callbacks: list[TrainerCallback] = [Progress(on_progress)] if on_progress else []
     if validation and settings.early_stopping is not None:
         callbacks.append(EarlyStoppingCallback(early_stopping_patience=settings.early_stopping))
+    packed = settings.packing == "prefix"
     trainer = SeededSFTTrainer(
         model=model,
         args=sft_config(
             settings, shape, placement, output_dir=output_dir, validation=bool(validation)
         ),
-        train_dataset=examples_dataset(examples),
-        eval_dataset=examples_dataset(validation) if validation else None,
+        train_dataset=examples_dataset(examples, row_groups[0] if packed else None),
+        eval_dataset=(
+            examples_dataset(validation, row_groups[1] if packed else None) if validation else None
+        ),
+        data_collator=PackingCollator(tokenizer.pad_token_id) if packed else None,
         processing_class=tokenizer,
         peft_config=lora_config(settings.lora) if settings.lora.enabled else None,
         callbacks=callbacks or None,
@@ -241,13 +269,16 @@ def target_token_loss(model: Any, inputs: dict[str, Any], num_items_in_batch: An
     (``logits_to_keep``). A training sample's reply is a few tokens after a long story, and
     on a CPU TRL's fused head scores every position (its compact path needs Triton), so the
     head's projection and softmax over the 49k-token vocabulary were mostly spent on prompt
-    tokens. Same loss and gradients, to float rounding.
+    tokens. Same loss and gradients, to float rounding. Packed batches (``_packing``) name
+    each position's target directly (``shift_labels``); others shift ``labels`` by one.
     """
-    labels = inputs["labels"]
-    predicts = (labels[:, 1:] != IGNORE_INDEX).any(dim=0).nonzero().squeeze(-1)
-    forward = {key: value for key, value in inputs.items() if key != "labels"}
+    shifted = inputs.get("shift_labels")
+    if shifted is None:
+        shifted = torch.nn.functional.pad(inputs["labels"][:, 1:], (0, 1), value=IGNORE_INDEX)
+    predicts = (shifted != IGNORE_INDEX).any(dim=0).nonzero().squeeze(-1)
+    forward = {k: v for k, v in inputs.items() if k not in ("labels", "shift_labels")}
     logits = model(**forward, logits_to_keep=predicts, use_cache=False).logits
-    targets = labels[:, predicts + 1]
+    targets = shifted[:, predicts]
     summed = torch.nn.functional.cross_entropy(
         logits.flatten(0, 1).float(), targets.flatten(), ignore_index=IGNORE_INDEX, reduction="sum"
     )
@@ -280,14 +311,21 @@ def step_records(log_history: Sequence[dict[str, Any]]) -> tuple[list[float], li
 
 
 def token_counts(
-    examples: Sequence[EncodedExample], batches: Sequence[Sequence[int]]
+    examples: Sequence[EncodedExample],
+    batches: Sequence[Sequence[int]],
+    row_groups: Sequence[int] | None = None,
 ) -> tuple[int, int]:
-    """(tokens through the forward pass, tokens that carried loss) over these micro-batches."""
+    """(tokens through the forward pass, tokens that carried loss) over these micro-batches.
+
+    With ``row_groups`` (packing) a micro-batch's tokens are those of its packed rows.
+    """
     seen = target = 0
     for batch in batches:
+        if row_groups is not None:
+            seen += packed_tokens([examples[i] for i in batch], [row_groups[i] for i in batch])
         for index in batch:
             example = examples[index]
-            seen += len(example.input_ids)
+            seen += len(example.input_ids) if row_groups is None else 0
             # The first position is never predicted, so its label is never a target.
             target += sum(label != IGNORE_INDEX for label in example.labels[1:])
     return seen, target

@@ -52,6 +52,9 @@ class TomiParams(GeneratorParams):
     profile: Literal["default", "tomi"] = "default"
     """Answer rules: the engine's principled ``default``, or ``tomi`` (the benchmark's
     generator convention, which differs on second-order no-ToM items)."""
+    numbered: bool = False
+    """Prefix each story line with its bAbI line number. ToMi's files number their lines, but
+    its importer drops the numbers, so the sets a model is measured on have none."""
 
 
 def _story(params: TomiParams, index: int) -> tuple[Story, str, tuple[str, str], str]:
@@ -115,12 +118,15 @@ def _samples(params: TomiParams) -> Iterator[Sample]:
     for index in range(params.start, params.start + params.n):
         story, story_type, pair, obj = _story(params, index)
         specs = _specs(params.orders, pair, obj)
-        yield from _drafts(params, index, story, story_type, specs, control=False)
+        beliefs: list[QuestionSpec] = []
+        twin = None
         if params.controls:
             beliefs = [spec for spec in specs if is_false_belief(story, spec, params.profile)]
             twin = control_twin(story, beliefs, params.profile) if beliefs else None
-            if twin is not None:
-                yield from _drafts(params, index, twin, story_type, beliefs, control=True)
+        twinned = beliefs if twin is not None else []
+        yield from _drafts(params, index, story, story_type, specs, twinned, control=False)
+        if twin is not None:
+            yield from _drafts(params, index, twin, story_type, beliefs, twinned, control=True)
 
 
 def _drafts(
@@ -129,31 +135,44 @@ def _drafts(
     story: Story,
     story_type: str,
     specs: list[QuestionSpec],
+    twinned: list[QuestionSpec],
     *,
     control: bool,
 ) -> Iterator[Sample]:
+    """The samples of one story.
+
+    A story and its control twin share ``story_id``; a twinned question and its twin, ``twin``.
+    """
     reality = answer_many(story, [QuestionSpec("reality", specs[0].subject)], params.profile)[0]
     answers = answer_many(story, specs, params.profile)
+    key = f"{params.seed}:{index}"
+    render = {"key": key, "diversity": params.diversity, "numbered": params.numbered}
     text = render_story(
-        story, key=f"{params.seed}:{index}", diversity=params.diversity, style="tomi"
+        story, key=key, diversity=params.diversity, style="tomi", numbered=params.numbered
     )
+    story_id = f"{params.seed}-{index:05d}"
     for spec, answer in zip(specs, answers, strict=True):
         qtype = _qtype(spec, story, answer != reality)
         suffix = "-control" if control else ""
+        meta: dict[str, Any] = {
+            "question_type": qtype,
+            "order": len(spec.chain),
+            "story_type": story_type,
+            "control": control,
+            "tom": spec.kind == "belief" and answer != reality,
+            "story_id": story_id,
+        }
+        if spec in twinned:
+            meta["twin"] = f"{story_id}:{'>'.join(spec.chain)}"
         draft = SampleDraft(
-            sample_id=f"tomi-synth-{params.seed}-{index:05d}-{qtype}{suffix}",
+            sample_id=f"tomi-synth-{story_id}-{qtype}{suffix}",
             story=story,
             story_text=text,
             spec=QuestionSpec(spec.kind, spec.subject, chain=spec.chain, qtype=qtype),
             question=question_text(spec, "tomi"),
             answer=answer,
-            meta={
-                "question_type": qtype,
-                "order": len(spec.chain),
-                "story_type": story_type,
-                "control": control,
-                "tom": spec.kind == "belief" and answer != reality,
-            },
+            meta=meta,
+            render=render,
         )
         yield build_sample(TOMI, params, index, draft, profile=params.profile)
 
@@ -185,7 +204,7 @@ TOMI = register(
     Generator(
         name="tomi",
         dataset="tomi_synth",
-        version="1",
+        version="2",
         params=TomiParams,
         run=_samples,
         description="ToMi-style stories: memory, reality and belief questions of any order.",
