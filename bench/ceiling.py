@@ -47,7 +47,7 @@ from typing import Any
 
 import yaml
 
-from lift_experiment import by_story, thirds
+from lift_experiment import bigtom_twins, by_story, thirds
 from loop_settings import server_settings
 from provenance import command, commit, machine_load
 from tomflywheel._io import JsonlAppender, atomic_write_text, iter_jsonl, write_jsonl_atomic
@@ -79,8 +79,7 @@ RECIPE: dict[str, Any] = {
 }
 """The SFT recipe of every point: the flywheel's defaults (bf16 autocast where the CPU has it,
 one epoch, lr 5e-5, batch 8), a story's questions trained together in packed rows."""
-METRICS = ("belief_balanced", "story_level", "accuracy", "paired")
-DIRECTIONS = ("forward", "backward")
+METRICS = ("belief_balanced", "convention_free", "story_level", "accuracy", "paired")
 
 
 # ---- data --------------------------------------------------------------------------------
@@ -189,7 +188,7 @@ def dev_sets(work: Path, args: argparse.Namespace) -> dict[str, Path]:
     sets = {
         "tomi_dev": [s for story in val[: len(val) // 3][: args.tomi_stories] for s in story],
         "hitom_dev": [s for story in thirds(hitom)[1][: args.hitom_stories] for s in story],
-        "bigtom_dev": bigtom_twins(bigtom[: len(bigtom) // 2], args.bigtom_templates),
+        "bigtom_dev": bigtom_twins(bigtom[: len(bigtom) // 2], 4 * args.bigtom_templates),
     }
     paths = {}
     for name, samples in sets.items():
@@ -198,18 +197,6 @@ def dev_sets(work: Path, args: argparse.Namespace) -> dict[str, Path]:
             if not paths[name].exists():
                 write_jsonl_atomic(paths[name], samples)
     return paths
-
-
-def bigtom_twins(templates: list[list[Sample]], n: int) -> list[Sample]:
-    """Forward and backward belief of ``n`` templates, each false/true-belief pair whole."""
-    chosen = []
-    for template in templates[:n]:
-        for sample in template:
-            meta = sample.meta
-            belief = meta.get("variable") == "belief" and meta.get("init_belief") == 0
-            if belief and not meta.get("control") and meta.get("direction") in DIRECTIONS:
-                chosen.append(sample)
-    return chosen
 
 
 # ---- one point ---------------------------------------------------------------------------
@@ -294,6 +281,18 @@ def status(message: str) -> None:
     print(f"  {message}", file=sys.stderr, flush=True)
 
 
+def rescored(records: list[dict[str, Any]], work: Path) -> list[dict[str, Any]]:
+    """Each record with its scores computed again from its evaluation folder (where kept)."""
+    items: dict[str, dict[str, Any]] = {}
+    out = []
+    for record in records:
+        exp_dir = work / "eval" / point_name(record)
+        if exp_dir.is_dir():
+            record = {**record, "scores": score(exp_dir, items), "rescored_at": commit()}
+        out.append(record)
+    return out
+
+
 def point_name(point: dict[str, Any]) -> str:
     return "base" if not point["n"] else f"{point['source']}_n{point['n']}_s{point['seed']}"
 
@@ -336,7 +335,11 @@ def planned(args: argparse.Namespace) -> list[dict[str, Any]]:
 
 
 def value(record: dict[str, Any], label: str, metric: str) -> float | None:
+    """A record's headline number of ``metric`` on a set (``convention_free``: the
+    belief-balanced accuracy without the items ToMi's labelling convention decides)."""
     scores = record["scores"].get(label) or {}
+    if metric == "convention_free":
+        scores = scores.get("belief_balanced") or {}
     entry = scores.get(metric)
     if entry is None:
         return None
@@ -472,6 +475,12 @@ def main() -> None:
     parser.add_argument("--work", type=Path, default=Path("/tmp/ceiling"))
     parser.add_argument("--keep-models", action="store_true")
     parser.add_argument("--render", action="store_true", help="only rewrite the .txt")
+    parser.add_argument(
+        "--rescore",
+        action="store_true",
+        help="score every finished point again from its evaluation folder under --work (no "
+        "server, no training) and rewrite the results with today's metrics",
+    )
     args = parser.parse_args()
     args.base_url = None  # every point's model is served by the embedded server
     unknown = set(args.sources) - set(SOURCES)
@@ -483,7 +492,10 @@ def main() -> None:
     done = (
         [r for _, r in iter_jsonl(results, tolerate_partial_tail=True)] if results.exists() else []
     )
-    if not args.render:
+    if args.rescore:
+        done = rescored(done, args.work)
+        write_jsonl_atomic(results, done)
+    if not args.render and not args.rescore:
         args.work.mkdir(parents=True, exist_ok=True)
         dev = dev_sets(args.work, args)
         items: dict[str, dict[str, Any]] = {}

@@ -4,7 +4,9 @@ Reads every ``lift_<split>_<name>.json`` that ``lift_experiment.py`` wrote under
 and prints, per configuration, data seed and round, the lift against the base on the parts a
 choice is made on (ToMi as a whole by log-prob; its false-belief targets and controls, by
 log-prob and by generation; the other held-out sets where they were measured), each seed's
-paired interval, and the mean over seeds where there are several. A second table sets each
+paired interval, and the mean over seeds where there are several. Belief-balanced accuracy
+(the mean of the false- and true-belief parts, which every rule reading no mind scores 50 on)
+leads. A second table sets each
 configuration against ``--against`` (the default) on the data seeds both measured: per seed, the
 difference of the last rounds' lifts (the same seed slice, synthesis and held-out set, so the
 difference is paired by seed), and with several seeds their mean with a t interval over seeds.
@@ -29,15 +31,21 @@ from tomflywheel.stats import mean_interval
 ROOT = Path(__file__).resolve().parents[1]
 
 PARTS = (
+    ("tomi_{split}_logprob", "belief-balanced", "ToMi belief-bal., log-prob"),
+    ("tomi_{split}", "belief-balanced", "ToMi belief-bal., generation"),
+    ("tomi_{split}", "story level", "ToMi story level, generation"),
     ("tomi_{split}_logprob", "all", "ToMi all, log-prob"),
     ("tomi_{split}_logprob", "targets", "ToMi targets, log-prob"),
     ("tomi_{split}_logprob", "controls", "ToMi controls, log-prob"),
     ("tomi_{split}", "targets", "ToMi targets, generation"),
     ("tomi_{split}", "controls", "ToMi controls, generation"),
+    ("hitom_{split}_logprob", "belief-balanced", "Hi-ToM belief-bal., log-prob"),
     ("hitom_{split}_logprob", "targets", "Hi-ToM targets, log-prob"),
     ("bigtom_{split}_logprob", "all", "BigToM all, log-prob"),
+    ("bigtom_{split}", "paired", "BigToM paired, generation"),
 )
-"""(held-out set, part, column): the parts a configuration is chosen on."""
+"""(held-out set, part, column): the parts a configuration is chosen on, the belief-balanced
+accuracy first (files written before it existed show "–" there)."""
 
 
 def experiments(results: Path, split: str) -> list[dict[str, Any]]:

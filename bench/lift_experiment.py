@@ -17,14 +17,18 @@ Three disjoint splits, by story, drawn once with seeded shuffles:
   third, BigToM's other templates, OpenToM's other stories. A second test read of the same
   name is refused unless ``--force``; reads are listed in ``<out>/test_reads.jsonl``.
 
-Held-out sets: ToMi (targets and controls apart, per question type), Hi-ToM orders 0-4,
-BigToM forward and backward belief (false-belief targets, true-belief controls; transfer),
-OpenToM coarse and fine location, first and second order (transfer; needs its files under
-``--opentom``). Rows (``lift_tables.py``) give the base model's and the round's accuracy, the
-paired lift against the base and the previous round with 95% intervals clustered by story, the
-reality-bias rate and the true-location / first-location / last-named baselines; the mean over
-data seeds comes with a t interval. The script writes ``<out>/lift_<split>_<name>.json`` and
-``.txt`` itself: command, commit, seeds, sizes, configuration, wall times, training drops.
+Held-out sets keep every question of each chosen story: ToMi (whole stories, six questions
+each), Hi-ToM (whole stories, orders 0-4), BigToM forward and backward belief (each template's
+false-belief story beside its true-belief twin; transfer), OpenToM coarse and fine location,
+first and second order (transfer; needs its files under ``--opentom``). Each set's rows
+(``lift_tables.py``) lead with what no shortcut passes: belief-balanced accuracy (the headline),
+story-level and paired accuracy; then all items, targets, controls and each question type. A
+row gives the base model's and the round's figure, the paired lift against the base and the
+previous round with 95% intervals clustered by story, the reality-bias rate, the
+true-location / first-location / last-named baselines and the best heuristic on that figure;
+the mean over data seeds comes with a t interval. The script writes
+``<out>/lift_<split>_<name>.json`` and ``.txt`` itself: command, commit, seeds, sizes,
+configuration, wall times, training drops.
 
     python bench/lift_experiment.py --split dev --config default            # 3 seeds, 1 round
     python bench/lift_experiment.py --split dev --config rounds3-replay
@@ -61,6 +65,7 @@ from tomflywheel.schema import Sample
 
 ROOT = Path(__file__).resolve().parents[1]
 BENCHMARKS = ROOT.parent / "shared" / "benchmarks"
+DIRECTIONS = ("forward", "backward")
 
 
 @dataclass(frozen=True)
@@ -132,6 +137,16 @@ class Config:
     """Training's attention kernel (``train.attention``). PyTorch's fused SDPA here, which every
     recorded table trained with; the trainer's ``auto`` picks eager attention for short SFT
     examples on a CPU (the same values to rounding, and faster there)."""
+    group_by: Literal["none", "story", "family"] = "none"
+    """SFT's order by unit (``train.group_by``): a story's questions together, or a story and
+    its true-belief twin together (a minimal pair in one batch)."""
+    packing: Literal["none", "prefix"] = "none"
+    """A story's questions in one packed row (``train.packing``): the same values, fewer tokens."""
+    match_surface: bool = True
+    """Synthesized samples take the surface of the set they answer (``feedback.match_surface``:
+    line numbers, lettered options)."""
+    diversity: float = 0.3
+    """Share of synthesized sentences in non-benchmark phrasings (``feedback.diversity``)."""
 
 
 CONFIGURATIONS: dict[str, Config] = {
@@ -169,6 +184,32 @@ CONFIGURATIONS: dict[str, Config] = {
     ),
     # The default round trained faster: LoRA at its own default rate under bf16 autocast.
     "lora-bf16": Config(lora=True, precision="bf16-mixed", learning_rate=DEFAULT_LORA_LR),
+    # The trainer as it runs by default now (bf16 autocast on this CPU, fused AdamW, its own
+    # attention choice), a story's questions together in packed rows, a budget in the thousands.
+    "stories": Config(
+        budget=2000,
+        precision="auto",
+        fused_optimizer=True,
+        attention="auto",
+        group_by="story",
+        packing="prefix",
+    ),
+    # ... with each false-belief story and its true-belief twin in one batch (minimal pairs).
+    "pairs": Config(
+        budget=2000,
+        precision="auto",
+        fused_optimizer=True,
+        attention="auto",
+        group_by="family",
+        packing="prefix",
+    ),
+    # ... with examples shuffled one by one, as before (what grouping by story changes).
+    "shuffled": Config(
+        budget=2000,
+        precision="auto",
+        fused_optimizer=True,
+        attention="auto",
+    ),
 }
 """Named configurations; the dev split chooses among them before the test split is read."""
 
@@ -236,21 +277,19 @@ def whole_stories(stories: list[list[Sample]], n: int) -> list[Sample]:
     return chosen
 
 
-def bigtom_beliefs(templates: list[list[Sample]], n: int) -> list[Sample]:
-    """Forward and backward belief, false (targets) and true (controls), ``n // 4`` each."""
-    cells = [(d, b) for d in ("forward", "backward") for b in ("false", "true")]
-    wanted = {cell: n // 4 + (i < n % 4) for i, cell in enumerate(cells)}
-    chosen = []
+def bigtom_twins(templates: list[list[Sample]], n: int) -> list[Sample]:
+    """Forward and backward belief of whole templates until ``n`` items: each template's
+    false-belief story (a target) beside its true-belief twin (a control), so paired accuracy
+    exists."""
+    chosen: list[Sample] = []
     for template in templates:
+        if len(chosen) >= n:
+            break
         for sample in template:
             meta = sample.meta
-            cell = (meta.get("direction"), meta.get("belief"))
-            if meta.get("variable") != "belief" or meta.get("init_belief") != 0:
-                continue
-            if meta.get("control") or not wanted.get(cell):
-                continue
-            wanted[cell] -= 1
-            chosen.append(sample)
+            belief = meta.get("variable") == "belief" and meta.get("init_belief") == 0
+            if belief and not meta.get("control") and meta.get("direction") in DIRECTIONS:
+                chosen.append(sample)
     return chosen
 
 
@@ -286,17 +325,17 @@ def write_splits(work: Path, args: argparse.Namespace, config: Config) -> dict[s
     half = len(bigtom) // 2
     if args.split == "dev":
         heldout = {
-            "tomi_dev": balanced(dev_stories, args.tomi),
+            "tomi_dev": whole_stories(dev_stories, args.tomi),
             "hitom_dev": whole_stories(hitom_dev, args.hitom),
-            "bigtom_dev": bigtom_beliefs(bigtom[:half], args.bigtom),
+            "bigtom_dev": bigtom_twins(bigtom[:half], args.bigtom),
             "opentom_dev": whole_stories(opentom[0], args.opentom_items) if opentom else [],
         }
     else:
         test = by_story(load_benchmark("tomi", tomi, split="test"), "tomi-test")
         heldout = {
-            "tomi_test": balanced(test, args.tomi),
+            "tomi_test": whole_stories(test, args.tomi),
             "hitom_test": whole_stories(hitom_test, args.hitom),
-            "bigtom_test": bigtom_beliefs(bigtom[half:], args.bigtom),
+            "bigtom_test": bigtom_twins(bigtom[half:], args.bigtom),
             "opentom_test": whole_stories(opentom[1], args.opentom_items) if opentom else [],
         }
     paths: dict[str, Any] = {"heldout": {}, "seeds": {}}
@@ -348,6 +387,8 @@ def settings_yaml(
             else {},
             "max_controls_per_target": config.max_controls_per_target,
             "seed": 100 * seed,  # each round adds one (flywheel.reseed)
+            "match_surface": config.match_surface,
+            "diversity": config.diversity,
         },
         train={
             "method": config.method,
@@ -370,6 +411,8 @@ def settings_yaml(
             "lora": {"enabled": config.lora},
             "precision": config.precision,
             "attention": config.attention,
+            "group_by": config.group_by,
+            "packing": config.packing,
         },
         flywheel={
             "rounds": config.rounds,
@@ -658,7 +701,9 @@ def main() -> None:
         help="run only these of the N data seeds (comma-separated); the results file keeps "
         "the other seeds an earlier run of this configuration wrote",
     )
-    parser.add_argument("--tomi", type=int, default=400, help="held-out ToMi items")
+    parser.add_argument(
+        "--tomi", type=int, default=720, help="held-out ToMi items (whole stories: 6 each)"
+    )
     parser.add_argument("--hitom", type=int, default=200, help="held-out Hi-ToM items")
     parser.add_argument("--bigtom", type=int, default=200, help="held-out BigToM items")
     parser.add_argument("--opentom", type=Path, default=BENCHMARKS / "opentom")

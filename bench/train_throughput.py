@@ -18,16 +18,23 @@ run twice, in mirrored order. Arms:
   picks for SFT on a CPU when every example fits in 192 tokens;
 - ``lora`` / ``lora-bf16``: LoRA (``train.lora``, its default rank and learning rate) in fp32
   and under bf16 autocast. The base weights get no gradient, and the adapters' updates are
-  large against their own size, so bf16's coarse steps cost them less than a full fine-tune.
+  large against their own size, so bf16's coarse steps cost them less than a full fine-tune;
+- ``stories-bf16``: ``trainer-bf16`` with a story's questions one after another
+  (``train.group_by: story``), each in its own row;
+- ``packed-bf16``: the same order with each story's questions in one packed row, their shared
+  prefix computed once (``train.packing: prefix``; eager attention, as ``auto`` picks for it).
+  The same losses as ``stories-bf16`` to float rounding; far fewer tokens through the model.
 
-Prints tokens/s (non-padding tokens through the forward pass / training seconds, loading and
-saving excluded), the padding share, peak RSS, the loss curves, the trained model's loss on
-held-out samples (float32, the same for every arm: how much each arm learned, not just how
-fast), and each arm's ratio to the first arm (goal >= 1.0 for the trainer against the loop);
-writes ``bench/results/train_throughput.txt`` with the command and commit. Sizes: ToMi-like
-template samples (``tomi``, ~110 tokens), Hi-ToM-like ones (``hitom``, ~600), and the engine's
-ToMi-style stories with all their question types (``engine``: what a round trains on; its
-held-out samples are other stories).
+Prints tokens/s (the examples' own tokens, as one row each would pass them, over training
+seconds, loading and saving excluded; a packed arm passes fewer through the model, so its rate
+is what it trains per second), the padding share, the share of tokens that went through the
+model, peak RSS, the loss curves, the trained model's loss on held-out samples (float32, the
+same for every arm: how much each arm learned, not just how fast), and each arm's ratio to the
+first arm (goal >= 1.0 for the trainer against the loop); writes
+``bench/results/train_throughput.txt`` with the command and commit. Sizes: ToMi-like template
+samples (``tomi``, ~110 tokens), Hi-ToM-like ones (``hitom``, ~600), and the engine's ToMi-style
+stories with all their question types (``engine``: what a round trains on; its held-out samples
+are other stories).
 
     python bench/train_throughput.py                      # both sizes, 8 steps of batch 8
     python bench/train_throughput.py --steps 4 --batch-size 4 --sizes tomi --out /tmp/t.txt
@@ -58,11 +65,12 @@ from tomflywheel.config import DEFAULT_LORA_LR, EvalSettings, LoraSettings, Trai
 from tomflywheel.llm import ensure_default_model, native_bf16_flags
 from tomflywheel.schema import Answer, Sample, read_samples
 from tomflywheel.train import IGNORE_INDEX, batch_order, build_examples
+from tomflywheel.train._data import example_groups, unit_keys
 from tomflywheel.world import generate
 
 ARMS = (
     "loop", "trl-fused", "trainer-foreach", "trainer", "trainer-bf16", "trainer-eager",
-    "trainer-bf16-eager", "lora", "lora-bf16",
+    "trainer-bf16-eager", "lora", "lora-bf16", "stories-bf16", "packed-bf16",
 )  # fmt: skip
 SIZES = ("tomi", "hitom", "engine")
 ROOT = Path(__file__).resolve().parents[1]
@@ -199,6 +207,10 @@ def arm_settings(arm: str, settings: TrainSettings) -> TrainSettings:
     if arm.startswith("lora"):
         update["lora"] = LoraSettings(enabled=True)
         update["learning_rate"] = DEFAULT_LORA_LR
+    if arm in ("stories-bf16", "packed-bf16"):
+        update["group_by"] = "story"
+    if arm == "packed-bf16":
+        update["packing"] = "prefix"
     return settings.model_copy(update=update)
 
 
@@ -219,17 +231,22 @@ def worker(arm: str, data: Path, heldout: Path, base: Path, settings: TrainSetti
     torch.set_num_threads(settings.threads or torch.get_num_threads())
     tokenizer = load_tokenizer(base)
     examples, held = (tokenized(path, tokenizer, settings) for path in (data, heldout))
+    settings = arm_settings(arm, settings)
+    groups = example_groups(examples, unit_keys(list(read_samples(data)), "story"))
     order = SeededOrder(
-        len(examples), batch_size=settings.batch_size, n_batches=settings.steps, seed=settings.seed
-    )
+        len(examples), batch_size=settings.batch_size, n_batches=settings.steps,
+        seed=settings.seed, groups=groups if settings.group_by != "none" else None,
+    )  # fmt: skip
     tokens, _ = token_counts(examples, order.batches)
+    packed = settings.packing == "prefix"
+    forward = token_counts(examples, order.batches, groups)[0] if packed else tokens
     padded = sum(
         len(batch) * max(len(examples[i].input_ids) for i in batch) for batch in order.batches
     )
     torch.manual_seed(stable_seed("train-torch", settings.seed) % 2**32)
-    # Every arm but the -eager ones runs PyTorch's fused attention, as recorded before.
-    model = load_model(base, attention="eager" if arm.endswith("-eager") else "sdpa")
-    settings = arm_settings(arm, settings)
+    # Every arm but the -eager and packed ones runs PyTorch's fused attention, as recorded before.
+    eager = arm.endswith("-eager") or packed
+    model = load_model(base, attention="eager" if eager else "sdpa")
     pad_id = int(tokenizer.pad_token_id)
     base_loss = heldout_loss(model, held, pad_id)
     model.train()
@@ -253,6 +270,7 @@ def worker(arm: str, data: Path, heldout: Path, base: Path, settings: TrainSetti
                 model, tokenizer, examples, order, settings=settings,
                 shape=RunShape(settings.steps, 1, settings.steps),
                 placement=resolve_placement(settings), output_dir=Path(tmp), on_progress=None,
+                row_groups=(groups, []),
             )  # fmt: skip
             started = time.perf_counter()
             trainer.train()
@@ -260,7 +278,8 @@ def worker(arm: str, data: Path, heldout: Path, base: Path, settings: TrainSetti
             losses = [e["loss"] for e in trainer.state.log_history if "loss" in e]
             held_loss = heldout_loss(trainer.model, held, pad_id)
     peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return {"arm": arm, "tokens": tokens, "padded": padded, "seconds": seconds,
+    return {"arm": arm, "tokens": tokens, "forward_tokens": forward, "padded": padded,
+            "seconds": seconds,
             "losses": losses, "heldout_loss": held_loss, "base_heldout_loss": base_loss,
             "peak_rss_mib": peak_kib / 1024}  # fmt: skip
 
@@ -358,6 +377,7 @@ def report(size: str, runs: list[dict], arms: tuple[str, ...]) -> list[str]:
         lines.append(
             f"{size:6} {run['arm']:18}  {run['tokens'] / run['seconds']:8.1f} tok/s  "
             f"{run['seconds']:6.1f} s  padding {1 - run['tokens'] / run['padded']:4.0%}  "
+            f"through the model {run.get('forward_tokens', run['tokens']) / run['tokens']:4.0%}  "
             f"peak RSS {run['peak_rss_mib']:6.0f} MiB  held-out loss {run['heldout_loss']:.4f}  "
             "losses " + " ".join(f"{loss:.4f}" for loss in shown(run["losses"]))
         )

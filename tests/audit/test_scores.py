@@ -272,3 +272,26 @@ def test_score_lines_render_each_figure_that_exists():
     assert lines[3].startswith("paired 100.0% [61.0, 100.0] (6 pairs) · best heuristic ")
     empty = shortcut_scores(samples, {})
     assert empty["n"] == 0 and score_lines(empty) == []
+
+
+def test_on_real_tomi_the_convention_free_figure_leaves_out_what_the_convention_decides(
+    benchmarks,
+):
+    from tomflywheel.datasets import load_benchmark
+
+    folder = benchmarks / "tomi" / "tomi_balanced_story_types"
+    samples = list(load_benchmark("tomi", folder, split="val"))[:240]  # 40 whole stories
+    items = {s.id: audit_item(s) for s in samples}
+    # A model answering every item by the engine's principled rules.
+    principled = {i: item.is_gold(item.engine_answer) for i, item in items.items()}
+    scores = shortcut_scores(samples, principled, items=items)
+    balanced = scores["belief_balanced"]
+    free = balanced["convention_free"]
+    assert free is not None and free["left_out"] == sum(not r for r in principled.values()) > 0
+    assert free["value"] == 1.0 and balanced["value"] < 1.0
+    # Where ToMi's gold and the principled rules agree on every item, there is no such figure.
+    agreed = [s for s in samples if principled[s.id]]
+    assert (
+        shortcut_scores(agreed, principled, items=items)["belief_balanced"]["convention_free"]
+        is None
+    )

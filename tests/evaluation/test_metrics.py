@@ -3,6 +3,7 @@ from tomflywheel.datasets import TaskSpec
 from tomflywheel.evaluation import compute_metrics
 from tomflywheel.schema import Answer, Judgment, MethodRef, Prediction, Sample, Verdict
 from tomflywheel.stats import wilson_interval
+from tomflywheel.world.generators import generate
 
 RULES = MethodRef(name="rules")
 TASK = TaskSpec(
@@ -232,3 +233,59 @@ def test_logprob_sweep_tends_to_argmax_at_low_temperature():
     assert abs(low["accuracy"] - 0.5034) < 1e-3
     assert sweep["best"]["accuracy"] == max(t["accuracy"] for t in sweep["temperatures"])
     assert len(sweep["temperatures"]) == 20  # 0.1 .. 2.0 by 0.1
+
+
+# -- the scores no shortcut passes ----------------------------------------------------------------
+
+
+def _verdicts(samples, right, trial=0):
+    return [
+        Judgment(sample_id=s.id, trial=trial, verdict=C if right(s) else W, method=RULES)
+        for s in samples
+    ]
+
+
+def test_shortcut_scores_come_from_the_first_trials_scored_verdicts():
+    samples = list(generate("tomi", n=12, seed=5, controls=True))
+    world = ("memory", "reality")
+    false = [s for s in samples if s.meta["tom"] and s.meta["question_type"] not in world]
+    true = [s for s in samples if not s.meta["tom"] and s.meta["question_type"] not in world]
+    # right on every item without a false belief, and on the first three false beliefs
+    got = {s.id for s in false[:3]}
+    first = _verdicts(samples, lambda s: not s.meta["tom"] or s.id in got)
+    first[samples.index(true[0])] = Judgment(sample_id=true[0].id, verdict=U, method=RULES)
+    later = _verdicts(samples, lambda s: False, trial=1)  # trial 1 is not read
+    scores = _metrics(samples, first + later)["shortcut"]
+    balanced = scores["belief_balanced"]
+    assert scores["n"] == len(samples) - 1  # the unjudged item is left out
+    assert (balanced["false_belief"]["n"], balanced["false_belief"]["correct"]) == (len(false), 3)
+    assert (balanced["true_belief"]["n"], balanced["true_belief"]["correct"]) == (
+        len(true) - 1,
+        len(true) - 1,
+    )
+    assert balanced["value"] == round((3 / len(false) + 1) / 2, 4)
+    assert scores["story_level"]["stories"] == 12
+    assert scores["paired"]["pairs"] > 0
+    assert scores["belief_balanced_margin"]["heuristic"] in scores["heuristics"]
+
+
+def test_a_set_that_asks_no_minds_carries_no_shortcut_scores():
+    # Social IQa-like: own contexts, one repeated, no belief markers, no twins
+    contexts = ["Ann baked bread.", "Bob ran home.", "Bob ran home.", "Cy sang."]
+    samples = [
+        Sample(
+            id=f"q{i}",
+            story=context,
+            question="How would others feel?",
+            answer=Answer(correct_answers=["happy"], wrong_answers=["sad", "bored"]),
+            meta={"dataset": "socialiqa"},
+        )
+        for i, context in enumerate(contexts)
+    ]
+    assert _metrics(samples, _verdicts(samples, lambda s: True))["shortcut"] is None
+    # nor one without stories at all (every item would be one empty "story")
+    bare = [_sample(i, 0, f"u{i}") for i in range(4)]
+    assert _metrics(bare, _verdicts(bare, lambda s: True))["shortcut"] is None
+    # and nothing scored gives none either
+    tomi = list(generate("tomi", n=2, seed=5, controls=True))
+    assert _metrics(tomi, [])["shortcut"] is None

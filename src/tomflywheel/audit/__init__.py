@@ -35,11 +35,20 @@ from tomflywheel.audit._roles import (
 from tomflywheel.audit._score_lines import score_lines
 from tomflywheel.audit._scores import belief_side, shortcut_scores
 from tomflywheel.audit._stories import question_part, story_key, twin_key
+from tomflywheel.audit._surface import (
+    AnswerFormat,
+    SurfaceProfile,
+    answer_format,
+    is_numbered,
+    surface_gaps,
+    surface_profile,
+)
 
 __all__ = [
     "CONTROL_QUESTION_TYPES",
     "HEURISTICS",
     "PROBE",
+    "AnswerFormat",
     "AuditItem",
     "AuditReport",
     "AuditRow",
@@ -47,6 +56,8 @@ __all__ = [
     "ProbeResult",
     "Role",
     "SetFit",
+    "SurfaceProfile",
+    "answer_format",
     "answered",
     "audit",
     "audit_item",
@@ -57,6 +68,7 @@ __all__ = [
     "fit_set",
     "heuristic",
     "is_control",
+    "is_numbered",
     "item_chance",
     "marked_role",
     "question_family",
@@ -66,5 +78,7 @@ __all__ = [
     "score_lines",
     "shortcut_scores",
     "story_key",
+    "surface_gaps",
+    "surface_profile",
     "twin_key",
 ]

@@ -115,6 +115,9 @@ class _ScoredSet:
     story_groups: list[list[str]]
     twin_groups: list[list[str]]
     """Twins with at least two members scored."""
+    dependent: frozenset[str]
+    """Items whose gold the engine's principled rules do not give: the benchmark's labelling
+    convention decides them (``AuditItem.convention_free`` is False)."""
 
     @classmethod
     def build(cls, items: Mapping[str, AuditItem]) -> _ScoredSet:
@@ -135,7 +138,9 @@ class _ScoredSet:
             if (twin := twin_key(item.sample)) is not None:
                 by_twin.setdefault(twin, []).append(i)
         twins = [members for members in by_twin.values() if len(members) >= 2]
-        return cls(ids, side_of, stories, sides, unknown, list(by_story.values()), twins)
+        dependent = frozenset(i for i in ids if items[i].convention_free is False)
+        groups = list(by_story.values())
+        return cls(ids, side_of, stories, sides, unknown, groups, twins, dependent)
 
 
 def _belief_balanced(right: Mapping[str, bool], scored: _ScoredSet) -> dict[str, Any] | None:
@@ -150,6 +155,27 @@ def _belief_balanced(right: Mapping[str, bool], scored: _ScoredSet) -> dict[str,
         "false_belief": accuracy(cf, nf),
         "true_belief": accuracy(ct, nt),
         "unknown_side": scored.unknown_side,
+        "convention_free": _convention_free(right, scored),
+    }
+
+
+def _convention_free(right: Mapping[str, bool], scored: _ScoredSet) -> dict[str, Any] | None:
+    """Belief-balanced accuracy without the items the benchmark's convention decides.
+
+    ``None`` when no item is convention-dependent. ToMi's golds follow its generator's
+    convention on some second-order true-belief items, which the engine's principled rules
+    answer otherwise: a model taught the principled rules is measured without them here.
+    """
+    if not scored.dependent:
+        return None
+    kept = [[i for i in scored.sides[side] if i not in scored.dependent] for side in _SIDES]
+    if not all(kept):
+        return None
+    (cf, nf), (ct, nt) = ((sum(right[i] for i in ids), len(ids)) for ids in kept)
+    return {
+        "value": round((cf / nf + ct / nt) / 2, 4),
+        "ci95": balanced_accuracy_interval(cf, nf, ct, nt),
+        "left_out": len(scored.dependent),
     }
 
 

@@ -59,10 +59,21 @@ def audit_command(
         bool, typer.Option("--probe/--no-probe", help="Fit the learned surface probe.")
     ] = True,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")] = False,
+    against: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--against",
+            help="Sets the audited data is measured on: report where their surface differs "
+            "(line numbers, answer format, prompt length). Repeatable.",
+        ),
+    ] = None,
 ) -> None:
-    """Score cheap non-ToM heuristics on each file, per question family, against chance."""
+    """Score cheap non-ToM heuristics on each file, per question family, against chance.
+
+    With ``--against``, also compare each file's surface with the sets it is measured on.
+    """
     # The audit (openai under it, through the prompts) loads on use, not at start-up (issue 29).
-    from tomflywheel.audit import audit_samples
+    from tomflywheel.audit import audit_samples, surface_gaps, surface_profile
 
     reports = {
         str(path): audit_samples(
@@ -70,8 +81,19 @@ def audit_command(
         )
         for path in files
     }
+    measured = {str(path): surface_profile(read_samples(path)) for path in against or []}
+    surfaces = {str(path): surface_profile(read_samples(path)) for path in files}
+    gaps = {
+        path: surface_gaps(profile, {k: v for k, v in measured.items() if v is not None})
+        for path, profile in surfaces.items()
+        if profile is not None and measured
+    }
     if as_json:
-        out.print_json(json.dumps({path: r.to_dict() for path, r in reports.items()}))
+        found = {path: r.to_dict() for path, r in reports.items()}
+        for path, profile in surfaces.items():
+            if measured and profile is not None:
+                found[path]["surface"] = {"profile": profile.as_dict(), "gaps": gaps[path]}
+        out.print_json(json.dumps(found))
         return
     for path, report in reports.items():
         for table in audit_tables(report, path):
@@ -83,3 +105,7 @@ def audit_command(
             else f"no shortcut above chance + {report.margin:.0%}"
         )
         out.print(summary)
+        for gap in gaps.get(path, []):
+            out.print(f"[bold yellow]surface differs[/bold yellow] from {escape(gap)}")
+        if path in gaps and not gaps[path]:
+            out.print("surface: as the sets it is measured on")

@@ -27,6 +27,8 @@ if TYPE_CHECKING:
 
 def print_summary(summary: EvalSummary, *, report: bool) -> None:
     """Metrics table, what was skipped on resume, requests spent, and where files are."""
+    from tomflywheel.audit import score_lines  # on use: the engine it reads with (start-up)
+
     # Each stage (and openai under it) loads when a command runs, not at start-up (issue 29).
     from tomflywheel.report import (
         calibration_text,
@@ -39,6 +41,10 @@ def print_summary(summary: EvalSummary, *, report: bool) -> None:
     metrics = [d.metrics for d in summary.datasets if d.metrics]
     if metrics:
         out.print(metrics_table(metrics, title=f"Experiment {summary.experiment.exp_id}"))
+    for m in metrics:
+        # belief-balanced, story-level, paired: each against the best heuristic on it
+        for line in score_lines(m["shortcut"]) if m.get("shortcut") else []:
+            out.print(f"{escape(m['dataset'])}: {escape(line)}")
     for d in summary.datasets:
         parts = [f"{d.label}: {d.n_samples} samples, judge {d.judge}"]
         shortcuts = shortcut_text((d.metrics or {}).get("shortcuts"))

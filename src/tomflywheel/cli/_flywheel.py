@@ -18,9 +18,13 @@ def _pct(value: float | None) -> str:
 
 
 def rounds_table(rounds: list[dict[str, Any]]) -> Table:
-    """Accuracy per dataset and round (beside its chance level), then what each round made."""
+    """Accuracy per dataset and round (beside its chance level), then what each round made.
+
+    A set that asks minds also shows its belief-balanced accuracy (with its interval) and the
+    margin over the best heuristic on all items; other sets a dash.
+    """
     # The report package loads when a command runs, not at start-up (issue 29).
-    from tomflywheel.report import accuracy_cell
+    from tomflywheel.report import accuracy_cell, balanced_cell, margin_cell
 
     table = Table(title="Flywheel summary")
     table.add_column("round", justify="right")
@@ -28,16 +32,21 @@ def rounds_table(rounds: list[dict[str, Any]]) -> Table:
     table.add_column("n", justify="right")
     table.add_column("acc %", justify="right")
     table.add_column("95% CI", justify="right")
+    table.add_column("belief-bal. % [95% CI]", justify="right")
+    table.add_column("margin vs best heuristic", justify="right")
     for summary in rounds:
         for dataset, entry in summary["accuracy"].items():
             overall = entry["overall"]
             ci = overall["ci95"]
+            scores = entry.get("shortcut")  # absent from summaries written before it
             table.add_row(
                 str(summary["round"]),
                 escape(dataset),
                 str(overall["n"]),
                 accuracy_cell(overall["accuracy"], overall.get("chance")),
                 f"{_pct(ci[0])}–{_pct(ci[1])}" if ci else "",
+                escape(balanced_cell(scores)),
+                escape(margin_cell(scores)),
             )
     return table
 

@@ -50,6 +50,9 @@ class FeedbackSettings(Strict):
     orders 0-4, tgtom's twelve types), so false beliefs come with true-belief twins."""
     diversity: float = Field(default=0.3, ge=0.0, le=1.0)
     """Share of sentences rendered with non-benchmark phrasings."""
+    match_surface: bool = True
+    """Synthesized samples take the surface of the evaluated set whose failures they answer:
+    line numbers as it has them, lettered options where it is answered with a letter."""
     answer_profile: Literal["principled", "benchmark"] = "principled"
     """Answer rules of synthesized stories: the engine's ``principled`` default, or the
     ``benchmark``'s own labelling convention where a generator imitating it has one (ToMi's

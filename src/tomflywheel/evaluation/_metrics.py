@@ -1,16 +1,18 @@
 """The metric stage: overall and grouped accuracy with intervals, and the registry's aggregates.
 
-Both-correct units, trials, trial fields, judge agreement and the log-prob temperature sweep.
+Both-correct units, trials, trial fields, judge agreement, the log-prob temperature sweep and
+the scores no shortcut passes (belief-balanced, story-level and paired accuracy).
 """
 
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from tomflywheel.asking import normalize
 from tomflywheel.asking.judge import closed_candidates, gold_positions, option_scores, softmax
+from tomflywheel.audit import AuditItem, audit_item, belief_side, shortcut_scores, story_key
 from tomflywheel.config import LogprobSettings
 from tomflywheel.datasets import TaskSpec
 from tomflywheel.evaluation._f1 import macro_f1_by
@@ -213,6 +215,50 @@ def _sweep(
     }
 
 
+def _asks_minds(scores: Mapping[str, Any], items: Mapping[str, AuditItem]) -> bool:
+    """Whether a set is shaped like a ToM set: beliefs, twins, or stories asked several times.
+
+    Any item with a belief side (one side is enough: the margin over "always the real state"
+    still says something), or a twin pair, or stories of two or more questions on average with
+    a story at all: a few repeated contexts (Social IQa's 24 of 1,930) do not make a set ToM.
+    """
+    if scores["paired"] is not None or any(belief_side(i) is not None for i in items.values()):
+        return True
+    level = scores["story_level"]
+    return (
+        level is not None
+        and level["questions_per_story"] >= 2
+        and any(story_key(item.sample) for item in items.values())
+    )
+
+
+def shortcut_entry(
+    samples: list[Sample],
+    judgments: list[Judgment],
+    *,
+    items: Mapping[str, AuditItem] | None = None,
+) -> dict[str, Any] | None:
+    """:func:`~tomflywheel.audit.shortcut_scores` of the first trial's scored answers.
+
+    ``None`` where nothing is scored or the set asks no minds (:func:`_asks_minds`): a non-ToM
+    set (Social IQa) would carry only the heuristics' noise.
+    """
+    right = {
+        j.sample_id: j.verdict is Verdict.CORRECT
+        for j in judgments
+        if j.trial == 0 and j.verdict in JUDGED
+    }
+    audit: dict[str, AuditItem] = {}
+    for sample in samples:
+        if sample.id in right and sample.id not in audit:
+            known = items.get(sample.id) if items is not None else None
+            audit[sample.id] = known if known is not None else audit_item(sample)
+    if not audit:
+        return None
+    scores = shortcut_scores(samples, right, items=audit)
+    return scores if _asks_minds(scores, audit) else None
+
+
 def compute_metrics(
     *,
     label: str,
@@ -222,8 +268,14 @@ def compute_metrics(
     judgments: list[Judgment],
     logprob: LogprobSettings,
     min_judge_accuracy: float = 0.8,
+    items: Mapping[str, AuditItem] | None = None,
 ) -> dict[str, Any]:
-    """Every metric of one dataset of an experiment, as plain JSON-able data."""
+    """Every metric of one dataset of an experiment, as plain JSON-able data.
+
+    ``shortcut`` is :func:`shortcut_entry` (``None`` for a set that asks no minds); ``items``
+    are the samples' audit items by id when the caller has them (building one reads its story
+    with the engine).
+    """
     by_id = {s.id: s for s in samples}
     judgments = [j for j in judgments if j.sample_id in by_id]
     predictions = [p for p in predictions if p.sample_id in by_id]
@@ -266,6 +318,7 @@ def compute_metrics(
         if task.macro_accuracy_by
         else None,
         "logprob_sweep": _sweep(by_id, predictions, logprob, task.macro_accuracy_by),
+        "shortcut": shortcut_entry(samples, judgments, items=items),
         "usage": _usage(predictions),
     }
 

@@ -179,7 +179,9 @@ def _track(settings: Settings, root: Path, outcomes: dict[str, DatasetOutcome]) 
     with open_tracker(settings.tracking, run) as tracker:
         for label, outcome in outcomes.items():
             if outcome.metrics is not None:
-                tracker.log(scalars(outcome.metrics, f"eval/{label}", skip=frozenset({"usage"})))
+                # every heuristic's own figures stay in metrics.json: the model's are logged
+                skip = frozenset({"usage", "heuristics"})
+                tracker.log(scalars(outcome.metrics, f"eval/{label}", skip=skip))
 
 
 def _plan(
@@ -431,10 +433,12 @@ def write_metrics(
     """Compute a dataset's metrics from its artifacts and write ``metrics.json`` (no request).
 
     Beside accuracy, ``shortcuts`` says which non-ToM heuristic best explains the model's
-    answers and how often it names the real location on false-belief targets.
+    answers and how often it names the real location on false-belief targets; ``shortcut``
+    scores the answers on what no such heuristic passes (belief-balanced, story-level, paired).
     """
     predictions = read_predictions(experiment.predictions(dataset.label))
     judgments = read_judgments(experiment.judgments(dataset.label))
+    items = audit_items(dataset.samples)  # once: each reads its story with the engine
     metrics = compute_metrics(
         label=dataset.label,
         task=dataset.task,
@@ -443,8 +447,9 @@ def write_metrics(
         judgments=judgments,
         logprob=settings.logprob,
         min_judge_accuracy=min_judge_accuracy,
+        items={item.sample.id: item for item in items},
     )
-    metrics["shortcuts"] = audit_predictions(audit_items(dataset.samples), predictions, judgments)
+    metrics["shortcuts"] = audit_predictions(items, predictions, judgments)
     # Read from the experiment's own snapshot, so a metric re-run from the folder alone agrees.
     metrics["judge_identity"] = judge_identity(experiment_settings(experiment.root), judgments)
     atomic_write_json(experiment.metrics(dataset.label), metrics)

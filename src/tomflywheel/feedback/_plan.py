@@ -32,6 +32,7 @@ from tomflywheel.config import FeedbackSettings
 from tomflywheel.errors import ConfigError
 from tomflywheel.feedback._profile import diagnoser_calibration
 from tomflywheel.feedback._roles import Role, diagnosis_role
+from tomflywheel.feedback._surface import Surface
 from tomflywheel.schema import Diagnosis, ErrorCategory
 from tomflywheel.world import GENERATORS, generator_for
 
@@ -62,6 +63,9 @@ class PlanItem(BaseModel):
     bad_case_ids: list[str] = Field(default_factory=list)
     why: str
     """The parameter choice in words."""
+    surface: Surface | None = None
+    """The surface of the failing set, which the synthesized samples take (``None``: the
+    generator's own)."""
 
 
 class SynthesisPlan(BaseModel):
@@ -148,6 +152,7 @@ def build_plan(
     *,
     case_ids: Mapping[tuple[str, str, int], str] | None = None,
     roles: Mapping[tuple[str, str, int], Role] | None = None,
+    surfaces: Mapping[str, Surface] | None = None,
 ) -> SynthesisPlan:
     """A plan from diagnoses; the same diagnoses and settings give the same plan.
 
@@ -161,6 +166,8 @@ def build_plan(
         case_ids: Readable bad-case ids for lineage, by (dataset, sample id, trial).
         roles: Target or control per bad case (by the engine's reading of its story); cases
             missing here get the role their question type and error imply.
+        surfaces: The surface of each dataset label's evaluated samples; with
+            ``settings.match_surface`` a weakness's samples take their set's.
 
     Raises:
         ConfigError: ``settings.generator_params`` names an unknown generator or parameter.
@@ -230,6 +237,9 @@ def build_plan(
         if settings.answer_profile == "benchmark" and generator.benchmark_profile and imitated:
             params["profile"] = generator.benchmark_profile
             why += f", answers by the benchmark's convention (profile {params['profile']})"
+        surface = (surfaces or {}).get(dataset) if settings.match_surface else None
+        if surface is not None:
+            why += f", in its set's surface ({_surface_words(surface)})"
         members = cells[key]
         ids = [
             (case_ids or {}).get((d.dataset, d.sample_id, d.trial), f"{d.dataset}/{d.sample_id}")
@@ -262,6 +272,7 @@ def build_plan(
                 seed=stable_seed("synthesis", f"{settings.seed}:{weakness}") % 2**31,
                 bad_case_ids=ids[:50],
                 why=why,
+                surface=surface,
             )
         )
     body = [item.model_dump(mode="json") for item in items]
@@ -278,3 +289,8 @@ def build_plan(
         uncalibrated_left_out=uncalibrated,
         diagnoser_calibration=calibration,
     )
+
+
+def _surface_words(surface: Surface) -> str:
+    numbers = "numbered lines" if surface.numbered else "no line numbers"
+    return f"{numbers}, answered {surface.answer_format.replace('_', ' ')}"

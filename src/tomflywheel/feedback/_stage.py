@@ -16,6 +16,7 @@ from typing import Any
 
 from tomflywheel._io import atomic_write_json, write_jsonl_atomic
 from tomflywheel.artifacts import Experiment, load_saved_datasets
+from tomflywheel.audit import surface_profile
 from tomflywheel.cluster import ray_session
 from tomflywheel.config import LLMSettings, Settings
 from tomflywheel.datasets import task_for_sample
@@ -28,6 +29,7 @@ from tomflywheel.feedback._naturalize import chosen_for_naturalization, naturali
 from tomflywheel.feedback._plan import SynthesisPlan, build_plan
 from tomflywheel.feedback._profile import error_profile
 from tomflywheel.feedback._roles import sample_role
+from tomflywheel.feedback._surface import surface_of
 from tomflywheel.feedback._synthesize import synthesize
 from tomflywheel.feedback._synthesize_ray import synthesize_on_ray
 from tomflywheel.llm import ContentClient, StructureClient, llm_endpoint
@@ -160,13 +162,16 @@ async def _synthesize(
 ) -> None:
     config = settings.feedback
     folder = summary.folder
-    tasks = {d.label: d.task.name for d in load_saved_datasets(Experiment(Path(exp_dir)))}
+    saved = load_saved_datasets(Experiment(Path(exp_dir)))
+    tasks = {d.label: d.task.name for d in saved}
+    profiles = {d.label: surface_profile(d.samples) for d in saved}
     plan = build_plan(
         diagnoses,
         tasks,
         config,
         case_ids={c.key: c.case_id for c in cases},
         roles={c.key: sample_role(c.sample) for c in cases},
+        surfaces={label: surface_of(p) for label, p in profiles.items() if p is not None},
     )
     summary.plan = plan
     atomic_write_json(folder / "plan.json", plan.model_dump(mode="json"))

@@ -7,6 +7,7 @@ from itertools import groupby
 from typing import Any
 
 from tomflywheel.feedback._plan import PlanItem, SynthesisPlan
+from tomflywheel.feedback._surface import adopt_surface
 from tomflywheel.schema import Sample
 from tomflywheel.world import GENERATORS, rationale
 
@@ -40,6 +41,8 @@ def finish(
     plan: SynthesisPlan, item: PlanItem, index: int, sample: Sample, *, with_rationale: bool
 ) -> Sample:
     """A generated sample turned candidate: plan-scoped id, lineage, origin and rationale."""
+    if item.surface is not None:
+        sample = adopt_surface(sample, item.surface)
     meta = dict(sample.meta)
     meta["origin"] = "symbolic"
     meta["lineage"] = lineage(plan, item, sample)

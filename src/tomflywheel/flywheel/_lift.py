@@ -8,12 +8,16 @@ new shortcut (e.g. "the answer is never where the object is"), and the compariso
 Each part's lift also comes paired, on the items scored both times, with a 95% interval
 clustered by story (:func:`tomflywheel.stats.paired_lift`): ToMi and Hi-ToM ask several
 questions of one story, whose answers move together.
+
+``shortcut`` puts the scores no shortcut passes side by side (belief-balanced, story-level and
+paired accuracy, each with the margin over the best heuristic), read from each experiment's
+``metrics.json`` as the metric stage wrote them, with the lift of each.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -84,6 +88,53 @@ def _delta(before: dict[str, Any], after: dict[str, Any]) -> float | None:
     return round(after["accuracy"] - before["accuracy"], 4)
 
 
+_MARGINS = ("belief_balanced_margin", "story_level_margin", "paired_margin")
+_HEADLINE = {"belief_balanced": "value", "story_level": "accuracy", "paired": "accuracy"}
+
+
+def kept_scores(scores: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """A ``metrics.json`` ``shortcut`` entry as a round summary keeps it.
+
+    Every figure and margin, and of the heuristics only those a margin names (the best on
+    each figure): the metrics file has the whole table.
+    """
+    if not scores:
+        return None
+    named = {scores.get("best_heuristic")}
+    named.update(scores[key]["heuristic"] for key in _MARGINS if scores.get(key))
+    table = scores.get("heuristics") or {}
+    return {
+        **scores,
+        "heuristics": {name: table[name] for name in sorted(named - {None}) if name in table},
+    }
+
+
+def _headline(scores: Mapping[str, Any] | None, metric: str) -> float | None:
+    figure = (scores or {}).get(metric)
+    return None if figure is None else figure[_HEADLINE[metric]]
+
+
+def shortcut_lift(before_metrics: Path, after_metrics: Path) -> dict[str, Any] | None:
+    """Before and after scores no shortcut passes, and the lift of each figure.
+
+    ``None`` when neither ``metrics.json`` has a ``shortcut`` entry (a set that asks no minds,
+    or one scored before the entry existed).
+    """
+    before, after = (
+        kept_scores(json.loads(path.read_text(encoding="utf-8")).get("shortcut"))
+        if path.exists()
+        else None
+        for path in (before_metrics, after_metrics)
+    )
+    if before is None and after is None:
+        return None
+    lift = {}
+    for metric in _HEADLINE:
+        first, second = _headline(before, metric), _headline(after, metric)
+        lift[metric] = None if first is None or second is None else round(second - first, 4)
+    return {"before": before, "after": after, "lift": lift}
+
+
 def compare(before_exp: Path, after_exp: Path) -> dict[str, Any]:
     """Lift of every dataset evaluated in both experiments, with the shortcut check."""
     out: dict[str, Any] = {}
@@ -100,6 +151,7 @@ def compare(before_exp: Path, after_exp: Path) -> dict[str, Any]:
             "paired": _paired(first, second, label),
             "groups": _group_lifts(first.metrics(label), second.metrics(label)),
             "shortcut_warning": shortcut_warning(lift["targets"], lift["controls"]),
+            "shortcut": shortcut_lift(first.metrics(label), second.metrics(label)),
         }
     return out
 

@@ -9,8 +9,9 @@ from typing import Any
 
 from tomflywheel._io import read_jsonl
 from tomflywheel.artifacts import Experiment, read_predictions
-from tomflywheel.flywheel._lift import compare
+from tomflywheel.flywheel._lift import compare, kept_scores
 from tomflywheel.flywheel._manifest import RoundRecord
+from tomflywheel.flywheel._surface import surface_check
 from tomflywheel.schema import read_samples
 
 
@@ -19,7 +20,11 @@ def _json(path: Path) -> dict[str, Any]:
 
 
 def accuracy_by_dataset(exp_dir: Path) -> dict[str, Any]:
-    """Overall, both-correct and grouped accuracy of every dataset of an experiment."""
+    """Overall, both-correct and grouped accuracy of every dataset of an experiment.
+
+    ``shortcut``: the scores no shortcut passes (:func:`~tomflywheel.flywheel._lift.kept_scores`
+    of the metric stage's entry), ``None`` for a set that asks no minds.
+    """
     out = {}
     for path in sorted(Path(exp_dir).glob("*/metrics.json")):
         metrics = _json(path)
@@ -30,6 +35,7 @@ def accuracy_by_dataset(exp_dir: Path) -> dict[str, Any]:
             "groups": metrics.get("groups", {}),
             "counts": metrics.get("counts", {}),
             "shortcuts": metrics.get("shortcuts"),
+            "shortcut": kept_scores(metrics.get("shortcut")),
             "usage": metrics.get("usage", {}),
         }
     return out
@@ -131,6 +137,13 @@ def dataset_changes(
     return changes if any(changes.values()) else None
 
 
+def _trained_on(trained: dict[str, Any] | None, filtered: dict[str, Any]) -> Path | None:
+    """The data the round trained on, else what the filter admitted (``None``: neither)."""
+    if trained and trained.get("data"):
+        return Path(trained["data"])
+    return Path(filtered["admitted"]) if filtered.get("admitted") else None
+
+
 def round_notes(summary: dict[str, Any]) -> list[str]:
     """What a reader must know to compare this round with the others, in words."""
     notes = []
@@ -139,6 +152,8 @@ def round_notes(summary: dict[str, Any]) -> list[str]:
             f"no fine-tuning this round (run without --train): the model did not change; "
             f"the next round evaluates {summary['model']} again"
         )
+    for gap in (summary.get("surface") or {}).get("gaps", []):
+        notes.append(f"the training data's surface differs from {gap}")
     changes = summary.get("datasets_changed")
     if changes:
         parts = [f"added {', '.join(changes['added'])}"] if changes["added"] else []
@@ -163,7 +178,9 @@ def round_summary(
 
     ``lift`` compares the held-out sets after training with the model the round started from
     (the previous round's); ``lift_vs_base`` (rounds after the first) with the base model;
-    ``lift_vs_sft_stage`` (``sft-grpo``) with the round's own SFT stage.
+    ``lift_vs_sft_stage`` (``sft-grpo``) with the round's own SFT stage. Each set's
+    ``shortcut`` there (and each evaluated set's under ``accuracy``) holds the scores no
+    shortcut passes, read from the experiments' ``metrics.json``.
 
     Args:
         record: The round's stages in the manifest.
@@ -262,6 +279,10 @@ def round_summary(
         },
         "seconds": {name: round(stage.seconds, 1) for name, stage in stages.items()},
         "datasets_changed": dataset_changes(accuracy, previous),
+        "surface": surface_check(
+            _trained_on(trained.outputs if trained else None, filtered.outputs if filtered else {}),
+            [Path(s.outputs["exp_dir"]) for s in (evaluate, before) if s is not None],
+        ),
     }
     summary["notes"] = round_notes(summary)
     return summary

@@ -23,8 +23,10 @@ if TYPE_CHECKING:
         table_html,
     )
     from tomflywheel.report._judge import calibration_text, calibration_words, judge_notes
+    from tomflywheel.report._lift_report import lift_rows
     from tomflywheel.report._progress import progress_bar
-    from tomflywheel.report._run_report import lift_rows, write_run_report
+    from tomflywheel.report._run_report import write_run_report
+    from tomflywheel.report._scores import balanced_cell, margin_cell
     from tomflywheel.report._shortcuts import admission_audit_text, shortcut_summary, shortcut_text
     from tomflywheel.report._summary import (
         summarize,
@@ -64,10 +66,12 @@ __getattr__, __dir__ = attach(
             "calibration_words",
             "judge_notes",
         ),
+        "_lift_report": ("lift_rows",),
         "_progress": ("progress_bar",),
-        "_run_report": (
-            "lift_rows",
-            "write_run_report",
+        "_run_report": ("write_run_report",),
+        "_scores": (
+            "balanced_cell",
+            "margin_cell",
         ),
         "_shortcuts": (
             "admission_audit_text",
@@ -97,6 +101,7 @@ __all__ = [
     "Bar",
     "accuracy_cell",
     "admission_audit_text",
+    "balanced_cell",
     "bar_chart",
     "calibration_text",
     "calibration_words",
@@ -105,6 +110,7 @@ __all__ = [
     "esc",
     "judge_notes",
     "lift_rows",
+    "margin_cell",
     "metric_rows",
     "metrics_table",
     "page",

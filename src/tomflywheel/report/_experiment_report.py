@@ -11,6 +11,7 @@ from tomflywheel._yaml import load_yaml
 from tomflywheel.artifacts import Experiment, read_judgments, read_predictions
 from tomflywheel.report._html import Bar, bar_chart, esc, page, sample_browser, table_html
 from tomflywheel.report._judge import calibration_text, judge_notes
+from tomflywheel.report._scores import NOTE, scores_html
 from tomflywheel.report._shortcuts import shortcut_summary
 from tomflywheel.report._tables import metric_rows, write_tables
 from tomflywheel.schema import Judgment, read_samples
@@ -81,6 +82,7 @@ def _dataset_section(metrics: dict[str, Any]) -> str:
             "options or the story's candidates; dashed red marks on the bars)</p>"
         )
     parts.append(shortcut_summary(metrics.get("shortcuts")))
+    parts.append(scores_html(metrics.get("shortcut")))
     charts = []
     for section in ("groups", "fields"):
         for group, values in (metrics.get(section) or {}).items():
@@ -133,6 +135,23 @@ def _dataset_section(metrics: dict[str, Any]) -> str:
     return "".join(parts)
 
 
+def _balanced_overview(all_metrics: list[dict[str, Any]]) -> str:
+    """Belief-balanced accuracy of every dataset that has it: the headline, first."""
+    bars = []
+    for metrics in all_metrics:
+        balanced = (metrics.get("shortcut") or {}).get("belief_balanced")
+        if balanced:
+            ci = tuple(balanced["ci95"]) if balanced["ci95"] else None
+            bars.append(Bar(metrics["dataset"], balanced["value"], ci))
+    if not bars:
+        return ""
+    return (
+        "<h2>Belief-balanced accuracy</h2>"
+        f'<p class="note">{esc(NOTE)}</p>'
+        f'<div class="card">{bar_chart(bars, title="belief-balanced accuracy")}</div>'
+    )
+
+
 def write_experiment_report(experiment: Experiment) -> list[Path]:
     """Write ``tables/`` and ``report.html`` of an experiment from its artifacts (no request)."""
     root = require_folder(experiment.root, "experiment folder")
@@ -158,6 +177,7 @@ def write_experiment_report(experiment: Experiment) -> list[Path]:
     body = [
         f"<h1>Experiment {esc(root.name)}</h1>",
         f'<p class="meta">model {esc(model)} · {len(all_metrics)} dataset(s)</p>',
+        _balanced_overview(all_metrics),
         "<h2>Overall accuracy</h2>",
         f'<div class="card">{bar_chart(overview, title="overall accuracy")}</div>',
         *(_dataset_section(m) for m in all_metrics),

@@ -21,6 +21,8 @@ from tomflywheel.report._html import (
     table_html,
 )
 from tomflywheel.report._judge import calibration_words
+from tomflywheel.report._lift_report import lift_section
+from tomflywheel.report._scores import ROUND_HEADERS, round_score_rows
 from tomflywheel.report._shortcuts import audit_section
 from tomflywheel.schema import Sample
 
@@ -105,11 +107,13 @@ def _accuracy_section(rounds: Sequence[dict[str, Any]], run_dir: Path) -> str:
     notes = [
         f"<li>round {s['round']}: {esc(note)}</li>" for s in rounds for note in s.get("notes") or []
     ]
+    scores = round_score_rows(rounds)
     return (
         "<h2>Evaluation per round</h2>"
         + (f"<ul>{''.join(links)}</ul>" if links else "")
         + (f'<ul class="notes">{"".join(notes)}</ul>' if notes else "")
         + f'<div class="card">{chart}</div>'
+        + (table_html(ROUND_HEADERS, scores) if scores else "")
         + "<details><summary>Accuracy per group</summary>"
         + table_html(("round", "dataset", "group", "value", "n", "accuracy %"), rows)
         + "</details>"
@@ -244,136 +248,6 @@ def _roles_table(admitted: list[dict[str, Any]]) -> str:
     )
 
 
-def lift_rows(rounds: Sequence[dict[str, Any]]) -> list[tuple[Any, ...]]:
-    """(round, dataset, part, n, before %, after %, lift points, note) for every held-out set.
-
-    A round's lift is against the model it started from (the previous round's); rounds after
-    the first add rows against the base model (``part`` ends in ``vs base``), and ``sft-grpo``
-    rounds rows against their SFT stage (``vs SFT stage``: what GRPO added). The paired
-    interval, clustered by story, follows the lift where the summary has it.
-    """
-    rows = []
-    for summary in rounds:
-        for key, suffix in (
-            ("lift", ""),
-            ("lift_vs_base", " vs base"),
-            ("lift_vs_sft_stage", " vs SFT stage"),
-        ):
-            for dataset, entry in (summary.get(key) or {}).items():
-                for part in ("all", "targets", "controls"):
-                    before, after = entry["before"][part], entry["after"][part]
-                    note = (entry["shortcut_warning"] or "") if part == "controls" else ""
-                    rows.append(
-                        (
-                            summary["round"],
-                            dataset,
-                            part + suffix,
-                            before["n"],
-                            _pct(before["accuracy"]),
-                            _pct(after["accuracy"]),
-                            _lift_cell(entry["lift"][part], (entry.get("paired") or {}).get(part)),
-                            note,
-                        )
-                    )
-    return rows
-
-
-def _lift_cell(lift: float | None, paired: dict[str, Any] | None) -> str:
-    if lift is None:
-        return "–"
-    if paired is None:
-        return f"{100 * lift:+.1f}"
-    return f"{100 * lift:+.1f} [{100 * paired['low']:+.1f}, {100 * paired['high']:+.1f}]"
-
-
-def _reward(value: float | None) -> str:
-    """A GRPO step's mean reward; a dash for supervised rounds, which have none."""
-    return "–" if value is None else f"{value:.3f}"
-
-
-def _validation(value: dict[str, Any] | None) -> str:
-    """The lowest validation loss, and the step the weights are from; a dash without one."""
-    if not value or not value.get("losses"):
-        return "–"
-    step, loss = min(value["losses"], key=lambda pair: pair[1])
-    text = f"lowest {loss:.4f} at step {step}"
-    if value.get("stopped_early"):
-        text += ", stopped early"
-    if value["weights_from_step"] != step:
-        text += f"; weights of step {value['weights_from_step']}"
-    return text
-
-
-def _lift_section(rounds: Sequence[dict[str, Any]]) -> str:
-    rows = lift_rows(rounds)
-    if not rows:
-        return ""
-    trained = [
-        (
-            s["round"],
-            s["trained"]["served_name"],
-            # rounds recorded before GRPO existed were all supervised
-            s["trained"].get("method", "sft"),
-            s["trained"]["samples"],
-            s["trained"]["steps"],
-            s["trained"]["first_loss"],
-            s["trained"]["last_loss"],
-            _reward(s["trained"].get("first_reward")),
-            _reward(s["trained"].get("last_reward")),
-            _validation(s["trained"].get("validation")),
-            s["trained"]["seconds"],
-        )
-        for s in rounds
-        if s.get("trained")
-    ]
-    bars = []
-    for summary in rounds:
-        for dataset, entry in (summary.get("lift") or {}).items():
-            for when in ("before", "after"):
-                acc = entry[when]["all"]
-                bars.append(
-                    Bar(
-                        dataset,
-                        acc["accuracy"],
-                        tuple(acc["ci95"]) if acc["ci95"] else None,
-                        series=f"r{summary['round']} {when}",
-                    )
-                )
-    note = (
-        '<p class="note">Held-out sets were never used as synthesis seeds. Targets need the '
-        "trained skill; controls (true-belief, no-ToM, control variants) do not: a gain on "
-        "targets with a drop on controls is a new shortcut, not better belief tracking. "
-        "<code>_logprob</code> sets score the answer options by log-probability, free of "
-        "answer formatting.</p>"
-    )
-    return (
-        "<h2>Fine-tuning and lift</h2>"
-        + note
-        + table_html(
-            (
-                "round",
-                "model",
-                "method",
-                "samples",
-                "steps",
-                "first loss",
-                "last loss",
-                "first reward",
-                "last reward",
-                "validation loss",
-                "seconds",
-            ),
-            trained,
-        )
-        + '<div class="card">'
-        + bar_chart(bars, title="held-out accuracy before and after", width=720)
-        + "</div>"
-        + table_html(
-            ("round", "dataset", "part", "n", "before %", "after %", "lift (points)", "note"), rows
-        )
-    )
-
-
 def _lineage_text(lineage: dict[str, Any]) -> str:
     """Lineage as a chain: bad cases → diagnosis → plan item → generator, seed."""
     cases = lineage.get("bad_case_ids") or []
@@ -428,7 +302,7 @@ def write_run_report(
         f'<p class="meta">{len(rounds)} round(s) · training set {esc(train_name)} '
         f"({len(admitted)} admitted samples in {esc(admitted_path)})</p>",
         _accuracy_section(rounds, Path(run_dir)),
-        _lift_section(rounds),
+        lift_section(rounds),
         _admission_section(rounds, admitted),
         _profile_section(rounds),
         _bad_cases_section(rounds),

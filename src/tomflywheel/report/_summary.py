@@ -16,6 +16,7 @@ from tomflywheel._io import atomic_write_text, require_folder
 from tomflywheel._yaml import load_yaml
 from tomflywheel.errors import UserInputError
 from tomflywheel.report._html import Bar, bar_chart, page, table_html
+from tomflywheel.report._scores import margin
 from tomflywheel.report._tables import accuracy_cell
 
 
@@ -70,11 +71,30 @@ def _experiments(path: Path, *, depth: int = 0) -> list[tuple[str, Path]]:
     ]
 
 
+def _shortcut_columns(scores: dict[str, Any] | None) -> dict[str, Any]:
+    """Belief-balanced accuracy and its interval, and the margin over the best heuristic.
+
+    ``margin`` is on all items (the paired clustered lift over ``best_heuristic``); every
+    value is ``None`` for a set without scores (asking no minds, or scored before them).
+    """
+    balanced = (scores or {}).get("belief_balanced") or {}
+    found = margin(scores, "accuracy")
+    return {
+        "belief_balanced": balanced.get("value"),
+        "belief_balanced_ci95": balanced.get("ci95"),
+        "margin": found["value"] if found else None,
+        "margin_ci95": found["ci95"] if found else None,
+        "best_heuristic": found["heuristic"] if found else None,
+    }
+
+
 def summarize(paths: Sequence[Path]) -> list[dict[str, Any]]:
     """Rows of overall accuracy for every dataset of every experiment folder given.
 
     A path may be an experiment folder, a flywheel run folder (``runs/<id>``: its rounds'
     experiments, named by run and round), or a folder of either (``results/``, ``runs/``).
+    Beside accuracy, each row has the belief-balanced accuracy and the margin over the best
+    heuristic (:func:`_shortcut_columns`) where the metric stage scored them.
 
     Raises:
         UserInputError: No ``metrics.json`` found under the paths.
@@ -101,6 +121,7 @@ def summarize(paths: Sequence[Path]) -> list[dict[str, Any]]:
                     "all_correct": (metrics.get("all_correct") or {}).get("accuracy"),
                     "unjudged": metrics["counts"].get("unjudged", 0),
                     "errors": metrics["counts"].get("error", 0),
+                    **_shortcut_columns(metrics.get("shortcut")),
                 }
             )
     if not rows:
@@ -112,11 +133,40 @@ def _pct(value: float | None) -> str:
     return "–" if value is None else f"{100 * value:.1f}"
 
 
+def _balanced(row: dict[str, Any]) -> str:
+    """``61.5 [54.2, 68.8]``; a dash for a set without it (rows of older callers too)."""
+    value, ci = row.get("belief_balanced"), row.get("belief_balanced_ci95")
+    if value is None:
+        return "–"
+    return _pct(value) + (f" [{_pct(ci[0])}, {_pct(ci[1])}]" if ci else "")
+
+
+def _margin(row: dict[str, Any]) -> str:
+    """``+12.3 vs true_location``; a dash without scores."""
+    if row.get("margin") is None:
+        return "–"
+    return f"{100 * row['margin']:+.1f} vs {row['best_heuristic']}"
+
+
+_NUMERIC = ("n", "acc %", "both %", "belief-bal. % [95% CI]", "margin")
+
+
 def summary_table(rows: Sequence[dict[str, Any]]) -> Table:
-    """The summary as a rich table."""
+    """The summary as a rich table: accuracy, then belief-balanced accuracy and the margin."""
     table = Table(title="Experiments")
-    for name in ("experiment", "model", "dataset", "judge", "n", "acc %", "95% CI", "both %"):
-        table.add_column(name, justify="right" if name in ("n", "acc %", "both %") else "left")
+    for name in (
+        "experiment",
+        "model",
+        "dataset",
+        "judge",
+        "n",
+        "acc %",
+        "95% CI",
+        "both %",
+        "belief-bal. % [95% CI]",
+        "margin",
+    ):
+        table.add_column(name, justify="right" if name in _NUMERIC else "left")
     for row in rows:
         ci = row["ci95"]
         table.add_row(
@@ -128,6 +178,8 @@ def summary_table(rows: Sequence[dict[str, Any]]) -> Table:
             accuracy_cell(row["accuracy"], row["chance"]),
             f"{_pct(ci[0])}–{_pct(ci[1])}" if ci else "",
             _pct(row["all_correct"]),
+            escape(_balanced(row)),
+            escape(_margin(row)),
         )
     return table
 
@@ -148,9 +200,27 @@ def write_summary_html(rows: Sequence[dict[str, Any]], out: Path) -> Path:
         '<div class="card">'
         f"{bar_chart(bars, title='accuracy by dataset and model', width=720)}</div>"
         + table_html(
-            ("experiment", "model", "dataset", "judge", "n", "accuracy %"),
+            (
+                "experiment",
+                "model",
+                "dataset",
+                "judge",
+                "n",
+                "accuracy %",
+                "belief-balanced % [95% CI]",
+                "margin over best heuristic",
+            ),
             [
-                (r["experiment"], r["model"], r["dataset"], r["judge"], r["n"], _pct(r["accuracy"]))
+                (
+                    r["experiment"],
+                    r["model"],
+                    r["dataset"],
+                    r["judge"],
+                    r["n"],
+                    _pct(r["accuracy"]),
+                    _balanced(r),
+                    _margin(r),
+                )
                 for r in rows
             ],
         )
@@ -175,12 +245,30 @@ def summary_csv(rows: Sequence[dict[str, Any]]) -> str:
         "all_correct",
         "unjudged",
         "errors",
+        # appended, so the columns before keep their places
+        "belief_balanced",
+        "belief_balanced_low",
+        "belief_balanced_high",
+        "margin",
+        "margin_low",
+        "margin_high",
+        "best_heuristic",
     ]
     writer = csv.DictWriter(buffer, fieldnames=fields, lineterminator="\n")
     writer.writeheader()
     for row in rows:
         ci = row["ci95"] or (None, None)
+        balanced = row.get("belief_balanced_ci95") or (None, None)
+        lift = row.get("margin_ci95") or (None, None)
         writer.writerow(
-            {**{k: row[k] for k in fields if k in row}, "ci95_low": ci[0], "ci95_high": ci[1]}
+            {
+                **{k: row[k] for k in fields if k in row},
+                "ci95_low": ci[0],
+                "ci95_high": ci[1],
+                "belief_balanced_low": balanced[0],
+                "belief_balanced_high": balanced[1],
+                "margin_low": lift[0],
+                "margin_high": lift[1],
+            }
         )
     return buffer.getvalue()

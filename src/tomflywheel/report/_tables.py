@@ -12,6 +12,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from tomflywheel._io import atomic_write_text
+from tomflywheel.report._scores import shortcut_rows
 
 COLUMNS = ("dataset", "group", "value", "n", "correct", "accuracy", "ci95_low", "ci95_high")
 
@@ -46,9 +47,13 @@ def _row(dataset: str, group: str, value: str, acc: dict[str, Any]) -> dict[str,
 
 
 def metric_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
-    """Overall, both-correct, per-group and per-field accuracies of one dataset, one row each."""
+    """Overall, both-correct, per-group and per-field accuracies of one dataset, one row each.
+
+    A set that asks minds has its belief-balanced (false and true belief), story-level and
+    paired rows right after the overall one (:func:`~tomflywheel.report._scores.shortcut_rows`).
+    """
     label = metrics["dataset"]
-    rows = [_row(label, "overall", "all", metrics["overall"])]
+    rows = [_row(label, "overall", "all", metrics["overall"]), *shortcut_rows(metrics)]
     if metrics.get("all_correct"):
         rows.append(
             _row(label, "all_correct", metrics["all_correct"]["by"], metrics["all_correct"])
