@@ -47,14 +47,13 @@ import tempfile
 import time
 from collections import defaultdict
 from pathlib import Path
-from typing import Any
 
 import yaml
 
 from loop_settings import loop_settings
 from provenance import machine_load, recorded
 from tomflywheel._io import write_jsonl_atomic
-from tomflywheel.artifacts import Experiment
+from tomflywheel.artifacts import AdmissionAudit, Experiment
 from tomflywheel.audit import audit_item
 from tomflywheel.config import AuditSettings, parse_settings
 from tomflywheel.datasets import load_benchmark
@@ -238,11 +237,10 @@ def report(run_dir: Path, budget: int, admitted: int, seconds: float) -> None:
         )
 
 
-def _audit_line(audit: dict[str, Any] | None) -> str:
+def _audit_line(audit: AdmissionAudit | None) -> str:
     """The admitted set's audit in a few words: families and the shortcuts still flagged."""
-    admitted = (audit or {}).get("admitted") or {}
-    flagged = admitted.get("flagged") or []
-    families = len(admitted.get("families") or {})
+    flagged = audit.admitted.flagged if audit else []
+    families = len(audit.admitted.families) if audit else 0
     return f"{families} families, {len(flagged)} flagged" + (
         f" ({'; '.join(flagged)})" if flagged else ""
     )
@@ -367,10 +365,10 @@ def run_round(
     run_dir = work / "runs" / f"budget_{budget}{_suffix(args)}"
     result = run_flywheel(settings, run_dir=run_dir)
     wall = time.perf_counter() - started
-    summary: dict[str, Any] = result.rounds[0]
+    summary = result.rounds[0]
     print(f"\n-- training precision {precision}")
-    report(result.run_dir, budget, summary["filter"]["admitted"], wall)
-    trained = summary["trained"] or {}
+    report(result.run_dir, budget, summary.filter.admitted, wall)
+    trained = summary.trained.as_json() if summary.trained else {}
     manifest = load_manifest(result.run_dir)
     stages = ", ".join(
         f"{name} {stage.seconds:.0f}s" for name, stage in manifest.round(1).stages.items()
@@ -378,7 +376,7 @@ def run_round(
     print(
         f"trained {trained.get('steps')} steps on {trained.get('samples')} samples "
         f"(loss {trained.get('first_loss')} -> {trained.get('last_loss')}); "
-        f"admission audit: {_audit_line(summary.get('admission_audit'))} (in full: "
+        f"admission audit: {_audit_line(summary.admission_audit)} (in full: "
         f"{result.run_dir / 'round_1' / 'summary.json'}); "
         f"stages: {stages}"
     )

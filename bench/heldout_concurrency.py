@@ -30,7 +30,7 @@ from tomflywheel._io import write_jsonl_atomic
 from tomflywheel.config import DatasetRef, EmbeddedServerSettings, Settings
 from tomflywheel.datasets import load_benchmark
 from tomflywheel.evaluation import EvalSummary, run_evaluation
-from tomflywheel.flywheel._models import heldout_refs
+from tomflywheel.flywheel._round import heldout_refs
 from tomflywheel.llm import embedded_server
 from tomflywheel.llm._reload import reset_prefix_cache
 

@@ -61,6 +61,7 @@ from tomflywheel.audit import is_control
 from tomflywheel.config import DEFAULT_LORA_LR, AuditSettings, EvalSettings, parse_settings
 from tomflywheel.datasets import load_benchmark
 from tomflywheel.flywheel import load_manifest, run_flywheel
+from tomflywheel.progress import line_progress
 from tomflywheel.schema import Sample
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -147,7 +148,20 @@ class Config:
     line numbers, lettered options)."""
     diversity: float = 0.3
     """Share of synthesized sentences in non-benchmark phrasings (``feedback.diversity``)."""
+    choice_share: float = 0.0
+    """Share of open synthesized questions asked with lettered options anyway
+    (``feedback.choice_share``): answer formats mixed, so that none collapses."""
 
+
+STORIES = Config(
+    budget=2000,
+    precision="auto",
+    fused_optimizer=True,
+    attention="auto",
+    group_by="story",
+    packing="prefix",
+)
+"""The candidate default: today's trainer, a story's questions packed together, budget 2,000."""
 
 CONFIGURATIONS: dict[str, Config] = {
     "default": Config(),
@@ -186,30 +200,13 @@ CONFIGURATIONS: dict[str, Config] = {
     "lora-bf16": Config(lora=True, precision="bf16-mixed", learning_rate=DEFAULT_LORA_LR),
     # The trainer as it runs by default now (bf16 autocast on this CPU, fused AdamW, its own
     # attention choice), a story's questions together in packed rows, a budget in the thousands.
-    "stories": Config(
-        budget=2000,
-        precision="auto",
-        fused_optimizer=True,
-        attention="auto",
-        group_by="story",
-        packing="prefix",
-    ),
+    "stories": STORIES,
     # ... with each false-belief story and its true-belief twin in one batch (minimal pairs).
-    "pairs": Config(
-        budget=2000,
-        precision="auto",
-        fused_optimizer=True,
-        attention="auto",
-        group_by="family",
-        packing="prefix",
-    ),
+    "pairs": replace(STORIES, group_by="family"),
+    # ... with a quarter of the open questions asked with lettered options (formats mixed).
+    "stories-mixed-formats": replace(STORIES, choice_share=0.25),
     # ... with examples shuffled one by one, as before (what grouping by story changes).
-    "shuffled": Config(
-        budget=2000,
-        precision="auto",
-        fused_optimizer=True,
-        attention="auto",
-    ),
+    "shuffled": replace(STORIES, group_by="none", packing="none"),
 }
 """Named configurations; the dev split chooses among them before the test split is read."""
 
@@ -389,6 +386,7 @@ def settings_yaml(
             "seed": 100 * seed,  # each round adds one (flywheel.reseed)
             "match_surface": config.match_surface,
             "diversity": config.diversity,
+            "choice_share": config.choice_share,
         },
         train={
             "method": config.method,
@@ -462,23 +460,28 @@ def run_seed(
     """One data seed: its flywheel run, then rows per round, wall times and drops."""
     settings = parse_settings(settings_yaml(work, seed, paths, config, args))
     started = time.perf_counter()
-    result = run_flywheel(settings, run_dir=work / f"seed_{seed}" / "run", on_status=_status)
+    result = run_flywheel(
+        settings,
+        run_dir=work / f"seed_{seed}" / "run",
+        on_status=_status,
+        progress=line_progress(_status),  # a line every ~30 s: training steps, held-out passes
+    )
     wall = time.perf_counter() - started
     manifest = load_manifest(result.run_dir)
     held: dict[str, HeldoutSet] = {}
     rounds = []
     for summary in result.rounds:
-        k = summary["round"]
+        k = summary.round
         record = manifest.round(k)
-        trained = summary["trained"] or {}
-        audit = (summary.get("admission_audit") or {}).get("admitted") or {}
+        trained = summary.trained.as_json() if summary.trained else {}
+        audit = summary.admission_audit.admitted if summary.admission_audit else None
         rows, stage_rows = round_rows(result.run_dir, k, held)
         rounds.append(
             {
                 "round": k,
                 "rows": rows,
                 "sft_stage": stage_rows,
-                "admitted": summary["filter"].get("admitted"),
+                "admitted": summary.filter.admitted,
                 "trained": {
                     key: trained.get(key)
                     for key in (
@@ -494,8 +497,8 @@ def run_seed(
                     )
                 },
                 "admission_audit": {
-                    "flagged": audit.get("flagged", []),
-                    "families": audit.get("families", {}),
+                    "flagged": audit.flagged if audit else [],
+                    "families": audit.families if audit else {},
                 },
                 "seconds": {name: round(s.seconds, 1) for name, s in record.stages.items()},
             }

@@ -27,6 +27,8 @@ if TYPE_CHECKING:
 
 def print_summary(summary: EvalSummary, *, report: bool) -> None:
     """Metrics table, what was skipped on resume, requests spent, and where files are."""
+    # on use: the records' pydantic models and the engine the audit reads with (start-up)
+    from tomflywheel.artifacts import answer_audit_of
     from tomflywheel.audit import score_lines  # on use: the engine it reads with (start-up)
 
     # Each stage (and openai under it) loads when a command runs, not at start-up (issue 29).
@@ -47,7 +49,7 @@ def print_summary(summary: EvalSummary, *, report: bool) -> None:
             out.print(f"{escape(m['dataset'])}: {escape(line)}")
     for d in summary.datasets:
         parts = [f"{d.label}: {d.n_samples} samples, judge {d.judge}"]
-        shortcuts = shortcut_text((d.metrics or {}).get("shortcuts"))
+        shortcuts = shortcut_text(answer_audit_of(d.metrics or {}))
         if shortcuts:
             parts.append(shortcuts)
         if "predict" in summary.stages:
@@ -197,10 +199,12 @@ def eval_command(
         require_writable(exp_dir)
         if exp_dir.exists() and not exp_dir.is_dir():
             raise PathError(exp_dir, None, None, "not a folder (expected the experiment folder)")
-    stages = tuple(stage or STAGES)
-    unknown = [s for s in stages if s not in STAGES]
+    # the report is the command's own last stage: the evaluation never writes it
+    known = (*STAGES, "report")
+    stages = tuple(stage or known)
+    unknown = [s for s in stages if s not in known]
     if unknown:
-        raise typer.BadParameter(f"unknown stage(s) {unknown}; choose from {list(STAGES)}")
+        raise typer.BadParameter(f"unknown stage(s) {unknown}; choose from {list(known)}")
     settings = (
         experiment_settings(exp_dir)
         if exp_dir is not None and config == DEFAULT_CONFIG and (exp_dir / "config.yaml").exists()
@@ -237,7 +241,7 @@ def eval_command(
     summary = run_evaluation(
         settings,
         datasets=dataset,
-        stages=tuple(s for s in STAGES if s in stages),  # type: ignore[misc]
+        stages=tuple(s for s in STAGES if s in stages),
         exp_dir=exp_dir,
         progress=rich_progress,
         on_status=status,

@@ -56,19 +56,44 @@ def reason_table(summary: FilterSummary) -> Table:
     return table
 
 
-def label_table(summary: FilterSummary) -> Table:
-    """Per dataset: labels verified, repaired, dropped, LLM-confirmed and unverified."""
+def label_table(summary: FilterSummary, width: int | None = None) -> Table:
+    """Per dataset: labels verified, convention-dependent, repaired, dropped, unverified.
+
+    Also the labels only an LLM confirmed, and how many were admitted. Turned on its side (one
+    column per dataset) when it would not fit ``width`` (default: the console's; 80 when the
+    output is piped), so that no header is cut short.
+    """
     # Each stage (and openai under it) loads when a command runs, not at start-up (issue 29).
     from tomflywheel.filter import STATUSES
 
+    headers = ["dataset", "samples", *(s.replace("llm_confirmed", "llm ok") for s in STATUSES)]
+    headers.append("admitted")
+    rows = [
+        [row.dataset, f"{row.candidates:,}"]
+        + [f"{row.counts[status]:,}" for status in STATUSES]
+        + [f"{row.admitted:,}"]
+        for row in summary.labels
+    ]
     table = Table(title="Labels")
-    table.add_column("dataset")
-    for column in ("samples", *STATUSES, "admitted"):
-        table.add_column(column.replace("llm_confirmed", "llm ok"), justify="right")
-    for row in summary.labels:
-        counts = [f"{row.counts[status]:,}" for status in STATUSES]
-        table.add_row(escape(row.dataset), f"{row.candidates:,}", *counts, f"{row.admitted:,}")
+    if _natural_width(headers, rows) <= (width or out.width):
+        table.add_column(headers[0])
+        for header in headers[1:]:
+            table.add_column(header, justify="right")
+        for cells in rows:
+            table.add_row(escape(cells[0]), *cells[1:])
+        return table
+    table.add_column("label")
+    for cells in rows:
+        table.add_column(escape(cells[0]), justify="right")
+    for position, header in enumerate(headers[1:], start=1):
+        table.add_row(header, *(cells[position] for cells in rows))
     return table
+
+
+def _natural_width(headers: list[str], rows: list[list[str]]) -> int:
+    """A rich table's width with no cell cut: each column's widest text, padding and borders."""
+    widths = [max([len(h), *(len(r[i]) for r in rows)]) for i, h in enumerate(headers)]
+    return sum(w + 3 for w in widths) + 1
 
 
 def label_reasons(summary: FilterSummary, *, top: int = 5) -> list[str]:
@@ -85,6 +110,9 @@ def label_reasons(summary: FilterSummary, *, top: int = 5) -> list[str]:
 
 def print_filter_summary(summary: FilterSummary) -> None:
     """The tables, the counts, requests spent, and where the files went."""
+    # Each stage (and openai under it) loads when a command runs, not at start-up (issue 29).
+    from tomflywheel.filter import STATUSES
+
     out.print(check_table(summary))
     if summary.reasons:
         out.print(reason_table(summary))
@@ -99,6 +127,11 @@ def print_filter_summary(summary: FilterSummary) -> None:
         line += f"; balancing added {summary.complements:,} complements"
     if summary.repair_attempted:
         line += f"; repair succeeded for {summary.repaired}/{summary.repair_attempted}"
+    totals = {status: sum(row.counts[status] for row in summary.labels) for status in STATUSES}
+    line += (
+        f"; labels: {totals['verified']:,} verified, {totals['convention']:,} "
+        f"convention-dependent kept as given, {totals['repaired']:,} changed by the engine"
+    )
     out.print(line)
     flagged = summary.balance.after.get("flagged") if summary.balance is not None else None
     if flagged:
@@ -130,6 +163,8 @@ def print_filter_summary(summary: FilterSummary) -> None:
         )
     out.print(f"admitted: {escape(str(summary.admitted_path))}")
     out.print(f"rejected: {escape(str(summary.rejected_path))}")
+    if summary.changes_path.exists():
+        out.print(f"label changes: {escape(str(summary.changes_path))}")
     out.print(f"manifest: {escape(str(summary.manifest_path))}")
 
 
@@ -180,6 +215,22 @@ def filter_command(
             "a curated external set may be admitted as it is.",
         ),
     ] = None,
+    admit_unverified: Annotated[
+        bool | None,
+        typer.Option(
+            "--admit-unverified/--reject-unverified",
+            help="Admit labels nothing could verify (no LLM, prose the engine cannot read) "
+            "(default: filter.label.admit_unverified).",
+        ),
+    ] = None,
+    allow_license_override: Annotated[
+        bool,
+        typer.Option(
+            "--allow-license-override",
+            help="Build the training set although some input comes from a benchmark whose "
+            "authors forbid training on it (refused otherwise); the dataset card records it.",
+        ),
+    ] = False,
     executor: ExecutorOption = None,
 ) -> None:
     """Check, verify, deduplicate, repair and admit training data; resumable, never twice."""
@@ -193,6 +244,11 @@ def filter_command(
     if balance is not None:
         audit = filter_settings.audit.model_copy(update={"enforce": balance})
         filter_settings = filter_settings.model_copy(update={"audit": audit})
+    if admit_unverified is not None:
+        label_settings = filter_settings.label.model_copy(
+            update={"admit_unverified": admit_unverified}
+        )
+        filter_settings = filter_settings.model_copy(update={"label": label_settings})
     label = name or input_path.stem
     with progress(f"filter {label}") as update:
         summary = run_filter(
@@ -206,5 +262,6 @@ def filter_command(
             eval_dir=eval_dir,
             on_progress=update,
             on_status=status,
+            allow_license_override=allow_license_override,
         )
     print_filter_summary(summary)

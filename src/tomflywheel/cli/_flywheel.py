@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
@@ -12,12 +13,15 @@ from rich.table import Table
 from tomflywheel.cli._common import ConfigOption, ExecutorOption, load, out, rich_progress, status
 from tomflywheel.config import DEFAULT_CONFIG
 
+if TYPE_CHECKING:  # the records load with the command, not at start-up (issue 29)
+    from tomflywheel.artifacts import RoundSummary
+
 
 def _pct(value: float | None) -> str:
     return "–" if value is None else f"{100 * value:.1f}"
 
 
-def rounds_table(rounds: list[dict[str, Any]]) -> Table:
+def rounds_table(rounds: Sequence[RoundSummary]) -> Table:
     """Accuracy per dataset and round (beside its chance level), then what each round made.
 
     A set that asks minds also shows its belief-balanced accuracy (with its interval) and the
@@ -35,19 +39,70 @@ def rounds_table(rounds: list[dict[str, Any]]) -> Table:
     table.add_column("belief-bal. % [95% CI]", justify="right")
     table.add_column("margin vs best heuristic", justify="right")
     for summary in rounds:
-        for dataset, entry in summary["accuracy"].items():
-            overall = entry["overall"]
-            ci = overall["ci95"]
-            scores = entry.get("shortcut")  # absent from summaries written before it
+        for dataset, entry in summary.accuracy.items():
+            overall = entry.overall
+            ci = overall.ci95
+            scores = entry.shortcut  # absent from summaries written before it
             table.add_row(
-                str(summary["round"]),
+                str(summary.round),
                 escape(dataset),
-                str(overall["n"]),
-                accuracy_cell(overall["accuracy"], overall.get("chance")),
+                str(overall.n),
+                accuracy_cell(overall.accuracy, overall.chance),
                 f"{_pct(ci[0])}–{_pct(ci[1])}" if ci else "",
                 escape(balanced_cell(scores)),
                 escape(margin_cell(scores)),
             )
+    return table
+
+
+def round_lines(summary: RoundSummary) -> list[str]:
+    """What a round made, in a few lines: bad cases, candidates, admissions, cost, notes."""
+    # The report package loads when a command runs, not at start-up (issue 29).
+    from tomflywheel.report import admission_audit_text, usage_text
+
+    f = summary.filter
+    top = ", ".join(
+        f"{k} {v}" for k, v in list((summary.error_profile.by_category or {}).items())[:4]
+    )
+    reasons = ", ".join(f"{k} {v}" for k, v in f.reject_reasons.items())
+    used = {"requests_sent": summary.requests, "cache_hits": summary.cache_hits}
+    lines = [
+        f"round {summary.round}: {summary.error_profile.total or 0} bad cases "
+        f"({top or 'none'}) · {summary.candidates.total} candidates · admitted {f.admitted} · "
+        f"rejected {f.rejected}"
+        + (f" ({escape(reasons)})" if reasons else "")
+        + " · "
+        + usage_text(used, tokens=False)
+        + " · "
+        + " ".join(f"{k} {v:.0f}s" for k, v in summary.seconds.items())
+    ]
+    if summary.admission_audit:
+        lines.append(f"  admission audit: {escape(admission_audit_text(summary.admission_audit))}")
+    fresh = summary.fresh
+    if fresh:
+        lines.append(
+            f"  fresh GRPO stories: {fresh.candidates} candidates · admitted "
+            f"{fresh.admitted} · rejected {fresh.rejected}"
+        )
+    lines.extend(f"  [yellow]note:[/] {escape(note)}" for note in summary.notes)
+    return lines
+
+
+def lift_table(rounds: Sequence[RoundSummary]) -> Table | None:
+    """The held-out lift of every trained round (``None`` when no round trained)."""
+    # The report package loads when a command runs, not at start-up (issue 29).
+    from tomflywheel.report import lift_rows
+
+    lifts = lift_rows(rounds)
+    if not lifts:
+        return None
+    table = Table(title="Held-out lift after fine-tuning")
+    for name in ("round", "dataset", "part", "n", "before %", "after %", "lift", "note"):
+        table.add_column(
+            name, justify="right" if name in ("n", "before %", "after %", "lift") else "left"
+        )
+    for row in lifts:
+        table.add_row(*(escape(str(cell)) for cell in row))
     return table
 
 
@@ -73,11 +128,6 @@ def flywheel_command(
     """Evaluate, diagnose, synthesize, filter and admit, round after round (resumable)."""
     # Each stage (and openai under it) loads when a command runs, not at start-up (issue 29).
     from tomflywheel.flywheel import run_flywheel
-    from tomflywheel.report import (  # on use (start-up time)
-        admission_audit_text,
-        lift_rows,
-        usage_text,
-    )
 
     settings = load(config, executor)
     if train is not None:
@@ -93,45 +143,11 @@ def flywheel_command(
         )
     out.print(rounds_table(result.rounds))
     for summary in result.rounds:
-        f = summary["filter"]
-        profile = summary["error_profile"] or {}
-        top = ", ".join(f"{k} {v}" for k, v in list((profile.get("by_category") or {}).items())[:4])
-        reasons = ", ".join(f"{k} {v}" for k, v in (f.get("reject_reasons") or {}).items())
-        out.print(
-            f"round {summary['round']}: {profile.get('total') or 0} bad cases ({top or 'none'}) · "
-            f"{summary['candidates']['total']} candidates · admitted {f.get('admitted', 0)} · "
-            f"rejected {f.get('rejected', 0)}"
-            + (f" ({escape(reasons)})" if reasons else "")
-            + " · "
-            + usage_text(
-                {"requests_sent": summary["requests"], "cache_hits": summary.get("cache_hits", 0)},
-                tokens=False,
-            )
-            + " · "
-            + " ".join(f"{k} {v:.0f}s" for k, v in summary["seconds"].items())
-        )
-        if summary.get("admission_audit"):
-            out.print(
-                f"  admission audit: {escape(admission_audit_text(summary['admission_audit']))}"
-            )
-        fresh = summary.get("fresh")
-        if fresh:
-            out.print(
-                f"  fresh GRPO stories: {fresh['candidates']} candidates · admitted "
-                f"{fresh['admitted']} · rejected {fresh['rejected']}"
-            )
-        for note in summary.get("notes") or []:
-            out.print(f"  [yellow]note:[/] {escape(note)}")
-    lifts = lift_rows(result.rounds)
-    if lifts:
-        table = Table(title="Held-out lift after fine-tuning")
-        for name in ("round", "dataset", "part", "n", "before %", "after %", "lift", "note"):
-            table.add_column(
-                name, justify="right" if name in ("n", "before %", "after %", "lift") else "left"
-            )
-        for row in lifts:
-            table.add_row(*(escape(str(cell)) for cell in row))
-        out.print(table)
+        for line in round_lines(summary):
+            out.print(line)
+    lifts = lift_table(result.rounds)
+    if lifts is not None:
+        out.print(lifts)
     out.print(f"run: {result.run_dir}")
     out.print(f"training set: {settings.flywheel.train_dir / result.manifest.train_name}.jsonl")
     out.print(f"report: {result.report}")

@@ -62,8 +62,8 @@ from tomflywheel.tracking import open_tracker, scalars
 
 logger = logging.getLogger(__name__)
 
-Stage = Literal["predict", "judge", "metric", "report"]
-STAGES: tuple[Stage, ...] = ("predict", "judge", "metric", "report")
+Stage = Literal["predict", "judge", "metric"]
+STAGES: tuple[Stage, ...] = ("predict", "judge", "metric")
 
 
 @dataclass

@@ -145,6 +145,155 @@ def check_generator_params(overrides: Mapping[str, Mapping[str, Any]]) -> None:
             raise ConfigError(f"feedback.generator_params.{name}.{field}: {reason}") from err
 
 
+Cell = tuple[str, str, str, str, Role]
+"""A weakness: dataset, question type (kept for tgtom), order, error category, role."""
+
+
+def _cell(
+    d: Diagnosis,
+    tasks: Mapping[str, str],
+    roles: Mapping[tuple[str, str, int], Role] | None,
+) -> Cell:
+    """The weakness a diagnosis belongs to."""
+    # The order already says what a ToMi or Hi-ToM question type says for synthesis; tgtom's
+    # twelve types ask different things, so they stay apart.
+    keep_type = tasks.get(d.dataset, d.dataset).startswith("tgtom") or d.order is None
+    category = d.category.value if d.category else ""
+    return (
+        d.dataset,
+        (d.question_type or "") if keep_type else "",
+        "" if d.order is None else str(d.order),
+        category,
+        (roles or {}).get((d.dataset, d.sample_id, d.trial)) or diagnosis_role(d),
+    )
+
+
+def _cells(
+    diagnoses: Sequence[Diagnosis],
+    tasks: Mapping[str, str],
+    settings: FeedbackSettings,
+    roles: Mapping[tuple[str, str, int], Role] | None,
+) -> tuple[dict[Cell, list[Diagnosis]], int, int, dict[str, Any] | None]:
+    """The diagnoses planned from, by weakness; and what was left out, and why.
+
+    Returns:
+        The cells, the evaluated model's self-diagnoses left out, the uncalibrated LLM
+        diagnoses left out, and the LLM diagnoser's calibration (``None`` without one).
+    """
+    cells: dict[Cell, list[Diagnosis]] = defaultdict(list)
+    left_out = uncalibrated = 0
+    from_llm = [d for d in diagnoses if d.method == "llm" and d.category is not None]
+    calibration = (
+        diagnoser_calibration(
+            diagnoses,
+            min_agreement=settings.min_diagnoser_agreement,
+            min_cases=settings.min_calibration_cases,
+        )
+        if from_llm
+        else None
+    )
+    trusted = calibration is None or calibration["status"] == "passed"
+    for d in diagnoses:
+        if d.category is None:
+            continue
+        if d.by_evaluated_model and not settings.plan_self_diagnoses:
+            left_out += 1
+            continue
+        if d.method == "llm" and not trusted and not settings.plan_uncalibrated_diagnoses:
+            uncalibrated += 1
+            continue
+        cells[_cell(d, tasks, roles)].append(d)
+    return cells, left_out, uncalibrated, calibration
+
+
+def _counts(cells: Mapping[Cell, list[Diagnosis]], settings: FeedbackSettings) -> dict[Cell, int]:
+    """Samples per weakness: the budget split between roles, then by failures within each."""
+    keys = sorted(cells)
+    failures: dict[Role, int] = defaultdict(int)
+    for key in keys:
+        failures[key[4]] += len(cells[key])
+    budgets = _role_budgets(failures, settings.budget, settings)
+    counts: dict[Cell, int] = {}
+    for role, budget in budgets.items():
+        group = [key for key in keys if key[4] == role]
+        shares = _allocate([len(cells[k]) for k in group], budget, settings.min_per_weakness)
+        counts.update(zip(group, shares, strict=True))
+    return counts
+
+
+def _aim(
+    key: Cell, task: str, settings: FeedbackSettings, surface: Surface | None
+) -> tuple[str, dict[str, Any], str]:
+    """The generator a weakness asks for, its parameters, and the choice in words."""
+    _, question_type, order, category_name, _ = key
+    category = ErrorCategory(category_name)
+    generator = generator_for(task, category)
+    params, why = generator.aim(category, question_type or None, int(order) if order else None)
+    if settings.complete_families and any(name in params for name in generator.family):
+        params = {k: v for k, v in params.items() if k not in generator.family}
+        why += ", every story with its complete question family"
+    params = {**params, "controls": settings.controls, "diversity": settings.diversity}
+    if generator.name in settings.generator_params:
+        params |= settings.generator_params[generator.name]
+        why += f", with the configured {sorted(settings.generator_params[generator.name])}"
+    imitated = any(task.startswith(prefix) for prefix in generator.serves)
+    if settings.answer_profile == "benchmark" and generator.benchmark_profile and imitated:
+        params["profile"] = generator.benchmark_profile
+        why += f", answers by the benchmark's convention (profile {params['profile']})"
+    if surface is not None:
+        why += f", in its set's surface ({_surface_words(surface)})"
+    return generator.name, params, why
+
+
+def _plan_item(
+    key: Cell,
+    members: list[Diagnosis],
+    count: int,
+    tasks: Mapping[str, str],
+    settings: FeedbackSettings,
+    *,
+    case_ids: Mapping[tuple[str, str, int], str] | None,
+    surfaces: Mapping[str, Surface] | None,
+) -> PlanItem:
+    """One weakness's plan item: the generator aimed at it, its count, seed and lineage."""
+    dataset, question_type, order, category_name, role = key
+    task = tasks.get(dataset, dataset)
+    surface = (surfaces or {}).get(dataset) if settings.match_surface else None
+    generator, params, why = _aim(key, task, settings, surface)
+    ids = [
+        (case_ids or {}).get((d.dataset, d.sample_id, d.trial), f"{d.dataset}/{d.sample_id}")
+        for d in members
+    ]
+    weakness = " · ".join(
+        part
+        for part in (
+            dataset,
+            question_type,
+            order and f"order {order}",
+            category_name,
+            role == "control" and "control",
+        )
+        if part
+    )
+    return PlanItem(
+        weakness=weakness,
+        dataset=dataset,
+        task=task,
+        question_type=question_type or None,
+        order=int(order) if order else None,
+        category=ErrorCategory(category_name),
+        role=role,
+        n_diagnoses=len(members),
+        count=count,
+        generator=generator,
+        params=params,
+        seed=stable_seed("synthesis", f"{settings.seed}:{weakness}") % 2**31,
+        bad_case_ids=ids[:50],
+        why=why,
+        surface=surface,
+    )
+
+
 def build_plan(
     diagnoses: Sequence[Diagnosis],
     tasks: Mapping[str, str],
@@ -173,108 +322,15 @@ def build_plan(
         ConfigError: ``settings.generator_params`` names an unknown generator or parameter.
     """
     check_generator_params(settings.generator_params)
-    cells: dict[tuple[str, str, str, str, Role], list[Diagnosis]] = defaultdict(list)
-    left_out = uncalibrated = 0
-    from_llm = [d for d in diagnoses if d.method == "llm" and d.category is not None]
-    calibration = (
-        diagnoser_calibration(
-            diagnoses,
-            min_agreement=settings.min_diagnoser_agreement,
-            min_cases=settings.min_calibration_cases,
+    cells, left_out, uncalibrated, calibration = _cells(diagnoses, tasks, settings, roles)
+    counts = _counts(cells, settings)
+    items = [
+        _plan_item(
+            key, cells[key], counts[key], tasks, settings, case_ids=case_ids, surfaces=surfaces
         )
-        if from_llm
-        else None
-    )
-    trusted = calibration is None or calibration["status"] == "passed"
-    for d in diagnoses:
-        if d.category is None:
-            continue
-        if d.by_evaluated_model and not settings.plan_self_diagnoses:
-            left_out += 1
-            continue
-        if d.method == "llm" and not trusted and not settings.plan_uncalibrated_diagnoses:
-            uncalibrated += 1
-            continue
-        # The order already says what a ToMi or Hi-ToM question type says for synthesis; tgtom's
-        # twelve types ask different things, so they stay apart.
-        keep_type = tasks.get(d.dataset, d.dataset).startswith("tgtom") or d.order is None
-        key = (
-            d.dataset,
-            (d.question_type or "") if keep_type else "",
-            "" if d.order is None else str(d.order),
-            d.category.value,
-            (roles or {}).get((d.dataset, d.sample_id, d.trial)) or diagnosis_role(d),
-        )
-        cells[key].append(d)
-    keys = sorted(cells)
-    failures: dict[Role, int] = defaultdict(int)
-    for key in keys:
-        failures[key[4]] += len(cells[key])
-    budgets = _role_budgets(failures, settings.budget, settings)
-    counts: dict[tuple[str, str, str, str, Role], int] = {}
-    for role, budget in budgets.items():
-        group = [key for key in keys if key[4] == role]
-        shares = _allocate([len(cells[k]) for k in group], budget, settings.min_per_weakness)
-        counts.update(zip(group, shares, strict=True))
-    items = []
-    for key in keys:
-        count = counts[key]
-        if count <= 0:
-            continue
-        dataset, question_type, order, category_name, role = key
-        category = ErrorCategory(category_name)
-        task = tasks.get(dataset, dataset)
-        generator = generator_for(task, category)
-        params, why = generator.aim(category, question_type or None, int(order) if order else None)
-        if settings.complete_families and any(name in params for name in generator.family):
-            params = {k: v for k, v in params.items() if k not in generator.family}
-            why += ", every story with its complete question family"
-        params = {**params, "controls": settings.controls, "diversity": settings.diversity}
-        if generator.name in settings.generator_params:
-            params |= settings.generator_params[generator.name]
-            why += f", with the configured {sorted(settings.generator_params[generator.name])}"
-        imitated = any(task.startswith(prefix) for prefix in generator.serves)
-        if settings.answer_profile == "benchmark" and generator.benchmark_profile and imitated:
-            params["profile"] = generator.benchmark_profile
-            why += f", answers by the benchmark's convention (profile {params['profile']})"
-        surface = (surfaces or {}).get(dataset) if settings.match_surface else None
-        if surface is not None:
-            why += f", in its set's surface ({_surface_words(surface)})"
-        members = cells[key]
-        ids = [
-            (case_ids or {}).get((d.dataset, d.sample_id, d.trial), f"{d.dataset}/{d.sample_id}")
-            for d in members
-        ]
-        weakness = " · ".join(
-            part
-            for part in (
-                dataset,
-                question_type,
-                order and f"order {order}",
-                category_name,
-                role == "control" and "control",
-            )
-            if part
-        )
-        items.append(
-            PlanItem(
-                weakness=weakness,
-                dataset=dataset,
-                task=task,
-                question_type=question_type or None,
-                order=int(order) if order else None,
-                category=category,
-                role=role,
-                n_diagnoses=len(members),
-                count=count,
-                generator=generator.name,
-                params=params,
-                seed=stable_seed("synthesis", f"{settings.seed}:{weakness}") % 2**31,
-                bad_case_ids=ids[:50],
-                why=why,
-                surface=surface,
-            )
-        )
+        for key in sorted(cells)
+        if counts[key] > 0
+    ]
     body = [item.model_dump(mode="json") for item in items]
     digest = hashlib.sha256(
         json.dumps([settings.seed, settings.budget, body], sort_keys=True).encode()

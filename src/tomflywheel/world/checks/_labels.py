@@ -1,18 +1,25 @@
-"""Each normalized sample's label as the engine reads it: verified, contradicted (why), unreadable.
+"""Each normalized sample's label as the engine reads it: verified, convention, error, unreadable.
 
 The benchmark checks answer a whole file and report agreement; a curator needs the verdict on
 every sample. Imported ToMi, Hi-ToM and tgtom samples are read as ``world check`` reads them
 (their importers' ``meta`` fields); any other sample is read from its trace, or its story and
-question texts are parsed. A contradicted gold is explained: when another rule profile derives
-it, the gold follows that profile's convention (ToMi's second-order labels under ``default``);
-when none does, it is an error.
+question texts are parsed. Every rule profile answers every question, so a gold is judged
+against all of them:
+
+- *verified*: the answer profile derives it, and the reference profiles (the answer profile, the
+  principled ``default`` and the benchmark's own) all agree;
+- *convention*: some profile's rules give the gold, but the reference profiles disagree about
+  the answer, so the label depends on a convention (ToMi's second-order labels after a third
+  agent's entry): it is never counted verified, and only the user can resolve it;
+- *contradicted*: no profile's rules give the gold, an error.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import partial
 from itertools import groupby
 from typing import Literal
 
@@ -27,12 +34,13 @@ from tomflywheel.world.checks._check import (
 from tomflywheel.world.checks._item import CheckItem, Unparsed
 from tomflywheel.world.language import answer_text
 from tomflywheel.world.model import Answer, QuestionSpec, Story
-from tomflywheel.world.physics import PROFILES, Profile, get_profile
+from tomflywheel.world.physics import PROFILES, get_profile
 from tomflywheel.world.samples import grammar_of, sample_spec
 from tomflywheel.world.verifiers import Answerer
 
-LabelStatus = Literal["verified", "contradicted", "unreadable"]
-"""What the engine says about a gold: it derives it, derives another answer, or cannot read."""
+LabelStatus = Literal["verified", "convention", "contradicted", "unreadable"]
+"""What the engine says about a gold: every reference profile derives it, the profiles disagree
+and one of them gives it, none gives it, or the engine cannot read the sample."""
 
 _NEEDS: dict[Benchmark, tuple[str, ...]] = {
     "tomi": ("question_type",),
@@ -62,15 +70,35 @@ class LabelReading:
     answer: Answer = None
     """The derived answer (None when unreadable)."""
     detail: str = ""
-    """Verified: what both verifiers derive; contradicted: the explanation; unreadable: why."""
-    convention: str | None = None
-    """Contradicted: a profile whose rules give the gold (the label follows its convention);
-    None: no profile does, the gold is an error."""
+    """Verified: what both verifiers derive; convention or contradicted: the explanation;
+    unreadable: why."""
+    supports: tuple[str, ...] = ()
+    """The profiles whose rules give the gold, by name (empty: an error, or unreadable)."""
+    answers: tuple[tuple[str, Answer], ...] = ()
+    """Every profile's answer (forward tracker), by profile name; a profile whose walk fails is
+    left out."""
+    reference: tuple[str, ...] = ()
+    """The profiles a label must satisfy to be verified: the answer profile, ``default`` and the
+    benchmark's (or trace's) own, by name."""
 
     @property
     def answer_text(self) -> str:
         """The derived answer as one canonical line (``green_bucket``, ``help: X; hide: none``)."""
         return answer_text(self.answer)
+
+    @property
+    def convention(self) -> str | None:
+        """A profile other than the answer profile whose rules give the gold (None: none does)."""
+        return next((name for name in self.supports if name != self.profile), None)
+
+    @property
+    def dependent(self) -> bool:
+        """Whether the reference profiles disagree about the answer (a convention decides it)."""
+        return len({answer_text(a) for name, a in self.answers if name in self.reference}) > 1
+
+    def answer_under(self, profile: str) -> Answer:
+        """The answer ``profile``'s rules derive (None when its walk failed or it is unread)."""
+        return dict(self.answers).get(profile)
 
 
 def benchmark_of(sample: Sample) -> Benchmark | None:
@@ -111,7 +139,8 @@ def _read_benchmark(
     benchmark: Benchmark, batch: list[Sample], profile: str | None
 ) -> Iterator[LabelReading]:
     reading = _READINGS[benchmark]
-    rules = get_profile(profile or DEFAULT_PROFILES[benchmark])
+    own = DEFAULT_PROFILES[benchmark]
+    rules = get_profile(profile or own)
     try:
         items = list(reading.items(batch))
     except DataError:
@@ -124,12 +153,16 @@ def _read_benchmark(
         if isinstance(item, CheckItem):  # one parse per story text (``with_stories``)
             by_story.setdefault(id(item.story), {})[position] = item
     derived: dict[int, tuple[Answer, Answer]] = {}
+    others: dict[int, dict[str, Answer]] = {}
     for group in by_story.values():
         parsed = list(group.values())
-        both = Answerer(parsed[0].story, rules, "tracker").answer_both(
-            [item.spec for item in parsed]
-        )
+        specs = [item.spec for item in parsed]
+        both = Answerer(parsed[0].story, rules, "tracker").answer_both(specs)
         derived.update(zip(group, zip(*both, strict=True), strict=True))
+        walks = _other_answers(parsed[0].story, specs, rules.name)
+        for index, position in enumerate(group):
+            others[position] = {name: answers[index] for name, answers in walks.items()}
+    reference = _reference(rules.name, own)
     for position, (sample, item) in enumerate(zip(batch, items, strict=True)):
         if isinstance(item, Unparsed):
             where = f"line {item.line}: " if item.line is not None else "question: "
@@ -138,58 +171,104 @@ def _read_benchmark(
             )
             continue
         tracker, graph = derived[position]
-        yield _judge_item(sample.id, benchmark, item, tracker, graph, rules)
+        if tracker != graph:
+            detail = _disagreement(tracker, graph)
+            yield LabelReading(sample.id, "unreadable", rules.name, benchmark, None, detail)
+            continue
+        answers = {rules.name: tracker, **others[position]}
+        context = _Context(
+            rules.name,
+            reference,
+            answer_text(item.gold),
+            partial(reading.cause, item, tracker, rules),
+        )
+        yield _judged(
+            sample.id,
+            benchmark,
+            answers,
+            partial(_same, item),
+            context,
+            explains_errors=benchmark in _EXPLAINS_ERRORS,
+        )
 
 
-def _judge_item(
-    sample_id: str,
-    benchmark: Benchmark,
-    item: CheckItem,
-    tracker: Answer,
-    graph: Answer,
-    rules: Profile,
-) -> LabelReading:
-    if tracker != graph:
-        detail = _disagreement(tracker, graph)
-        return LabelReading(sample_id, "unreadable", rules.name, benchmark, None, detail)
-    if _same(item, tracker):
-        detail = f"both verifiers derive {answer_text(tracker)!r} under {rules.name}"
-        return LabelReading(sample_id, "verified", rules.name, benchmark, tracker, detail)
-    convention = _convention(item.story, item.spec, rules.name, lambda answer: _same(item, answer))
-    cause = _READINGS[benchmark].cause(item, tracker, rules)
-    explained = convention is not None or benchmark in _EXPLAINS_ERRORS
-    detail = _contradiction(
-        answer_text(item.gold), tracker, rules.name, convention, cause if explained else ""
-    )
-    return LabelReading(
-        sample_id, "contradicted", rules.name, benchmark, tracker, detail, convention
-    )
+def _reference(profile: str, own: str) -> tuple[str, ...]:
+    """The profiles a verified label must satisfy: the answer profile, ``default``, the own."""
+    return tuple(sorted({profile, "default", own}))
 
 
-def _convention(
-    story: Story, spec: QuestionSpec, used: str, matches: Callable[[Answer], bool]
-) -> str | None:
-    """The first other profile (by name) whose answer matches the gold."""
+def _other_answers(story: Story, specs: list[QuestionSpec], used: str) -> dict[str, list[Answer]]:
+    """Every other profile's answers to the specs, one tracker walk each (failed walks left out)."""
+    found: dict[str, list[Answer]] = {}
     for name in sorted(PROFILES):
         if name == used:
             continue
         try:
-            answer = Answerer(story, name, "tracker").answer(spec)
+            found[name] = Answerer(story, name, "tracker").answer_all(specs)
         except _REPLAY_ERRORS:
             continue
-        if matches(answer):
-            return name
-    return None
+    return found
 
 
-def _contradiction(
-    gold: str, derived: Answer, profile: str, convention: str | None, cause: str
-) -> str:
-    said = f"gold {gold!r}, the engine derives {answer_text(derived)!r} under {profile}"
-    if convention is not None:
-        text = f"convention: the gold follows the {convention} profile's rules; {said}"
-    else:
-        text = f"error: no profile's rules give the gold; {said}"
+@dataclass(frozen=True, slots=True)
+class _Context:
+    """What judging one gold needs besides the answers: profiles, the gold, the cause."""
+
+    profile: str
+    reference: tuple[str, ...]
+    gold: str
+    cause: Callable[[], str]
+    """The benchmark's explanation of a gap between the gold and the answer profile's answer."""
+
+
+def _judged(
+    sample_id: str,
+    reader: str,
+    answers: dict[str, Answer],
+    matches: Callable[[Answer], bool],
+    context: _Context,
+    *,
+    explains_errors: bool = False,
+) -> LabelReading:
+    """The reading of a gold given every profile's answer (see the module doc)."""
+    profile = context.profile
+    derived = answers[profile]
+    supports = tuple(name for name in sorted(answers) if matches(answers[name]))
+    found = LabelReading(
+        sample_id,
+        "verified",
+        profile,
+        reader,
+        derived,
+        "",
+        supports,
+        tuple(sorted(answers.items())),
+        context.reference,
+    )
+    if profile in supports and not found.dependent:
+        detail = f"both verifiers derive {answer_text(derived)!r} under {profile}"
+        return replace(found, detail=detail)
+    if supports:
+        cause = context.cause()
+        return replace(found, status="convention", detail=_dependent(found, context.gold, cause))
+    cause = context.cause() if explains_errors else ""
+    said = f"gold {context.gold!r}, the engine derives {answer_text(derived)!r} under {profile}"
+    detail = f"error: no profile's rules give the gold; {said}"
+    if cause and cause != "unexplained":
+        detail += f" ({cause})"
+    return replace(found, status="contradicted", detail=detail)
+
+
+def _dependent(reading: LabelReading, gold: str, cause: str) -> str:
+    """Why a gold is convention-dependent: whose rules give it, what the reference derives."""
+    named = [name for name in reading.supports if name in reading.reference]
+    follows = ", ".join(named or reading.supports)
+    derive = ", ".join(
+        f"{name} derives {answer_text(reading.answer_under(name))!r}"
+        for name in reading.reference
+        if any(name == known for known, _ in reading.answers)
+    )
+    text = f"convention: the gold {gold!r} follows the rules of {follows}; {derive}"
     return f"{text} ({cause})" if cause and cause != "unexplained" else text
 
 
@@ -209,7 +288,8 @@ def _read_text(sample: Sample, profile: str | None) -> LabelReading:
     if isinstance(spec_of, str):
         return LabelReading(sample.id, "unreadable", profile or "default", reader, None, spec_of)
     story, spec = spec_of
-    name = profile or (str(sample.meta["trace"].get("profile", "default")) if traced else "default")
+    own = str(sample.meta["trace"].get("profile", "default")) if traced else "default"
+    name = profile or own
     try:
         tracker, graph = (answers[0] for answers in Answerer(story, name).answer_both([spec]))
     except _REPLAY_ERRORS as err:
@@ -220,29 +300,39 @@ def _read_text(sample: Sample, profile: str | None) -> LabelReading:
         detail = _disagreement(tracker, graph)
         return LabelReading(sample.id, "unreadable", name, reader, None, detail)
     golds = {_norm(text) for text in sample.answer.correct_answers}
+    answers = {name: tracker}
+    for other, found in _other_answers(story, [spec], name).items():
+        answers[other] = found[0]
 
     def matches(answer: Answer) -> bool:
         return _norm(answer_text(answer)) in golds
 
-    if matches(tracker):
-        detail = f"both verifiers derive {answer_text(tracker)!r} under {name}"
-        return LabelReading(sample.id, "verified", name, reader, tracker, detail)
-    convention = _convention(story, spec, name, matches)
-    detail = _contradiction(sample.answer.correct_answers[0], tracker, name, convention, "")
-    return LabelReading(sample.id, "contradicted", name, reader, tracker, detail, convention)
+    context = _Context(name, _reference(name, own), sample.answer.correct_answers[0], lambda: "")
+    return _judged(sample.id, reader, answers, matches, context)
 
 
 def _spec_of(sample: Sample) -> tuple[Story, QuestionSpec] | str:
-    """The story and spec of a sample, or why none could be read (the first grammar's error)."""
+    """The story and spec of a sample, or why none could be read (the first grammar's error).
+
+    When no grammar is named by the sample (every one was tried), the reason says so instead of
+    naming the first grammar as if the sample were of its benchmark.
+    """
     try:
         return sample_spec(sample)
     except DataError as err:
-        return _reason(err)
+        tried = grammar_of(sample.meta) is None and not isinstance(sample.meta.get("trace"), dict)
+        return _reason(err, tried=tried)
     except _REPLAY_ERRORS as err:
         return f"not a story the engine reads: {err}"
 
 
-def _reason(error: DataError) -> str:
+_GRAMMAR_PREFIX = re.compile(r"^[\w-]+: (?=cannot parse )")
+
+
+def _reason(error: DataError, *, tried: bool = False) -> str:
     where = f"line {error.line}: " if error.line is not None else ""
     field = "question: " if error.field == "question" else ""
-    return f"{field or where}{error.reason}"
+    reason = error.reason
+    if tried:
+        reason = "no grammar reads it: " + _GRAMMAR_PREFIX.sub("", reason)
+    return f"{field or where}{reason}"

@@ -58,6 +58,19 @@ def _block_file(
     return path, count
 
 
+def _checked(generator: Any, params: dict[str, Any]) -> Any:
+    """The generator's parameter model of ``params``.
+
+    Raises:
+        ConfigError: A parameter it does not take, or a bad value (before anything is written).
+    """
+    try:
+        return generator.params.model_validate(params)
+    except ValidationError as err:
+        field, reason = validation_error_field(err)
+        raise ConfigError(f"{generator.name} generator: {field}: {reason}") from err
+
+
 def write_generated(
     kind: str,
     out: Path,
@@ -81,11 +94,7 @@ def write_generated(
         ConfigError: Unknown generator or bad parameters (before anything is written).
     """
     generator = GENERATORS.get(kind)
-    try:
-        checked = generator.params.model_validate(params)
-    except ValidationError as err:
-        field, reason = validation_error_field(err)
-        raise ConfigError(f"{generator.name} generator: {field}: {reason}") from err
+    checked = _checked(generator, params)
     target = Path(out)
     workers = workers or available_cpus()
     blocks = story_blocks(checked.start, checked.n, workers, block)

@@ -8,6 +8,7 @@ that share it, and all of a story's questions are answered by one walk per verif
 
 from __future__ import annotations
 
+import codecs
 import multiprocessing
 from collections.abc import Generator, Iterator
 from concurrent.futures import ProcessPoolExecutor
@@ -17,6 +18,7 @@ from typing import Any, BinaryIO
 
 import msgspec
 
+from tomflywheel._io import not_utf8_at
 from tomflywheel.errors import DataError
 from tomflywheel.world.model import QuestionSpec, Story
 from tomflywheel.world.physics import get_profile
@@ -160,13 +162,15 @@ def _verify_span(path: Path, span: Span) -> Generator[LineVerification, None, in
     """The outcomes of a stretch's lines, numbered from 1; returns how many lines it has."""
     start, end = span
     number = 0
+    offset = start  # of the line in the file, to name a bad byte as every reader does
     group: _Story | None = None
     with path.open("rb") as handle:
         for raw in _read_lines(handle, start, end):
             number += 1
+            offset += len(raw)
             if raw[0] in _SPACE and not bytes(raw).strip():
                 continue
-            record = _decode(path, number, raw)
+            record = _decode(path, number, raw, offset - len(raw))
             trace = record.meta.trace
             key = None if trace is None else (bytes(trace.story), trace.profile)
             if group is not None and group.key != key:
@@ -219,7 +223,12 @@ def _read_lines(handle: BinaryIO, start: int, end: int) -> Iterator[bytes | memo
         yield rest + handle.readline()
 
 
-def _decode(path: Path, number: int, raw: bytes | memoryview) -> _Line:
+def _decode(path: Path, number: int, raw: bytes | memoryview, offset: int) -> _Line:
+    try:
+        # msgspec skips the fields it does not decode (the story) without checking their bytes.
+        codecs.decode(raw, "utf-8")
+    except UnicodeDecodeError as err:
+        raise not_utf8_at(path, number, offset + err.start) from err
     try:
         return _DECODER.decode(raw)
     except msgspec.ValidationError as err:  # "... - at `$.answer.correct_answers`"
