@@ -34,7 +34,7 @@ from provenance import recorded
 from tomflywheel._rng import rng_for
 from tomflywheel.config import Settings
 from tomflywheel.datasets import import_dataset, load_benchmark
-from tomflywheel.filter import FilterSettings, FilterSummary, read_candidates, run_filter
+from tomflywheel.filter import FilterRun, FilterSettings, FilterSummary, read_candidates, run_filter
 from tomflywheel.filter.checks import read_engine_labels
 from tomflywheel.schema import Sample
 
@@ -57,13 +57,14 @@ def write(samples: list[Sample], path: Path) -> Path:
 def curate(path: Path, work: Path, name: str, **changes: object) -> FilterSummary:
     """``filter --no-llm`` on one file, into its own training folder."""
     return run_filter(
-        Settings(),
-        input_path=path,
-        name=name,
-        use_llm=False,
-        filter_settings=filter_settings(**changes),
-        train_dir=work / f"train_{name}",
-        eval_dir=work / "none",
+        FilterRun(
+            settings=Settings(filter=filter_settings(**changes)),
+            input_path=path,
+            name=name,
+            use_llm=False,
+            train_dir=work / f"train_{name}",
+            eval_dir=work / "none",
+        )
     )
 
 

@@ -23,7 +23,7 @@ from tomflywheel.cluster import map_blocks, ray_session
 from tomflywheel.config import FeedbackSettings, RaySettings, Settings
 from tomflywheel.feedback import SynthesisPlan, build_plan, synthesize
 from tomflywheel.feedback._synthesize_ray import synthesize_on_ray
-from tomflywheel.filter import run_filter
+from tomflywheel.filter import FilterRun, run_filter
 from tomflywheel.schema import Diagnosis, ErrorCategory
 
 
@@ -65,11 +65,13 @@ def one_run(plan: SynthesisPlan, settings: Settings, folder: Path) -> tuple[floa
         candidates = synthesize(plan)
     write_jsonl_atomic(folder / "candidates.jsonl", candidates)
     run_filter(
-        settings,
-        input_path=folder / "candidates.jsonl",
-        use_llm=False,
-        train_dir=folder / "train",
-        eval_dir=folder / "no-eval",
+        FilterRun(
+            settings=settings,
+            input_path=folder / "candidates.jsonl",
+            use_llm=False,
+            train_dir=folder / "train",
+            eval_dir=folder / "no-eval",
+        )
     )
     return time.perf_counter() - start, candidates
 

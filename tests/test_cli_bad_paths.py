@@ -122,6 +122,7 @@ PARAMS = [
     PathParam(("datasets", "export"), None, "in-file", lambda r: ["--to", str(r / "out")]),
     PathParam(("datasets", "export"), "--to", "out-dir", lambda r: [_jsonl(r)]),
     PathParam(("datasets", "audit"), None, "in-file", lambda _: ["--no-probe"]),
+    PathParam(("datasets", "audit"), "--against", "in-file", lambda r: [_jsonl(r), "--no-probe"]),
     PathParam(("world", "check", "tgtom"), None, "in-any"),
 ]
 

@@ -99,6 +99,17 @@ def test_a_command_used_is_built_with_its_own_options():
     assert result.exit_code == 0 and "--max-samples" in result.output
 
 
+def test_importing_the_importers_loads_no_llm_code():
+    # An importer declares a TaskSpec (tomflywheel.tasks) and the task registry checks judge
+    # names against the judge registry: neither needs the predictor or the LLM client.
+    probe = (
+        "import sys; import tomflywheel.datasets; "
+        "print(*sorted(m for m in sys.modules if m.startswith('tomflywheel.llm')))"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == []
+
+
 def test_the_check_can_see_a_heavy_import():
     # The probe above must be able to fail: importing the library's evaluation loads openai.
     assert "openai" in _loaded_by("import tomflywheel.evaluation")

@@ -17,7 +17,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "src" / "tomflywheel"
 LAYERS: tuple[frozenset[str], ...] = (
     frozenset({"errors", "_rng", "_lazy_exports", "_gc", "_cpus", "_atomic", "_yaml"}),
     frozenset({"_io", "_registry", "progress", "stats"}),
-    frozenset({"schema", "config"}),
+    frozenset({"schema", "config", "tasks"}),
     frozenset({"llm", "world", "cluster", "tracking"}),
     frozenset({"asking"}),
     frozenset({"datasets"}),
@@ -184,3 +184,15 @@ def test_no_import_circle_between_modules():
 
 def test_the_circle_check_finds_a_circle():
     assert _circle({"a": {"b"}, "b": {"c"}, "c": {"a", "d"}, "d": set()}) == ["a", "b", "c", "a"]
+
+
+def test_the_architecture_doc_has_a_row_per_package_in_its_layer():
+    # docs/architecture.md draws the same table: a package added here, or moved to another
+    # layer, is added or moved there too.
+    doc = (PACKAGE.parents[1] / "docs" / "architecture.md").read_text(encoding="utf-8")
+    rows = {}
+    for line in doc.splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if len(cells) >= 3 and cells[0].startswith("`") and cells[1].isdigit():
+            rows[cells[0].strip("`")] = int(cells[1])
+    assert rows == {name: layer_of(name) for members in LAYERS for name in members}

@@ -77,14 +77,31 @@ def test_a_backend_not_installed_says_what_to_install(backend, tmp_path):
 
 
 def test_a_flywheel_round_logs_accuracy_and_lift_without_usage_or_words():
+    from tomflywheel.artifacts import RoundSummary
     from tomflywheel.flywheel._run import round_scalars
 
-    summary = {
-        "accuracy": {"tomi": {"overall": {"accuracy": 0.5}, "usage": {"prompt_tokens": 9}}},
-        "lift": {"tomi": {"lift": {"all": 10.0, "targets": None}, "shortcut_warning": "w"}},
-        "lift_vs_base": None,
+    part = {"n": 4, "accuracy": 0.5}
+    lift = {
+        "before": {"all": part},
+        "after": {"all": part},
+        "lift": {"all": 10.0, "targets": None},
+        "shortcut_warning": "w",
     }
+    summary = RoundSummary.model_validate(
+        {
+            "round": 1,
+            "model": "m",
+            "accuracy": {"tomi": {"task": "tomi", "overall": part, "usage": {"prompt_tokens": 9}}},
+            "lift": {"tomi": lift},
+            "lift_vs_base": None,
+        }
+    )
     assert round_scalars(summary) == {
+        "accuracy/tomi/overall/n": 4.0,
         "accuracy/tomi/overall/accuracy": 0.5,
+        "lift/tomi/before/all/n": 4.0,
+        "lift/tomi/before/all/accuracy": 0.5,
+        "lift/tomi/after/all/n": 4.0,
+        "lift/tomi/after/all/accuracy": 0.5,
         "lift/tomi/lift/all": 10.0,
     }

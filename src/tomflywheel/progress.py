@@ -59,7 +59,7 @@ def _duration(seconds: float) -> str:
 class ProgressLines:
     """One piece of work's plain progress lines, one every ``every`` seconds and one at the end.
 
-    ``train: 25/250 (10%), 0.26/s, ETA 14.4 min, loss 0.4127``. The rate counts what this
+    ``train: 25/250 (10%), 3.8 s each, ETA 14.4 min, loss 0.4127``. The rate counts what this
     display saw done (a resume's skipped items are not its work).
     """
 
@@ -96,7 +96,8 @@ class ProgressLines:
             parts[0] += f" ({100 * done / total:.0f}%)"
         rate = (done - self.first) / elapsed if elapsed > 0 else 0.0
         if rate > 0:
-            parts.append(f"{rate:.2f}/s" if rate < 10 else f"{rate:.0f}/s")
+            # slow work (a training step) reads better as time per item
+            parts.append(f"{rate:.1f}/s" if rate >= 1 else f"{1 / rate:.1f} s each")
             if total and done < total:
                 parts.append(f"ETA {_duration((total - done) / rate)}")
         if total and done >= total:

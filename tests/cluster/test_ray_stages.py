@@ -17,7 +17,7 @@ from tomflywheel._io import write_jsonl_atomic
 from tomflywheel.config import FeedbackSettings, RaySettings, Settings
 from tomflywheel.feedback import SynthesisPlan, build_plan, synthesize
 from tomflywheel.feedback._synthesize_ray import parts_dir, synthesize_on_ray
-from tomflywheel.filter import run_filter
+from tomflywheel.filter import FilterRun, run_filter
 
 pytestmark = pytest.mark.ray
 
@@ -73,11 +73,13 @@ def test_synthesis_and_filter_on_ray_write_the_local_bytes(ray_cluster: RaySetti
     for executor in ("local", "ray"):
         settings = base.model_copy(update={"executor": executor, "ray": ray_cluster})
         summaries[executor] = run_filter(
-            settings,
-            input_path=candidates,
-            use_llm=False,
-            train_dir=tmp_path / executor,
-            eval_dir=guarded,
+            FilterRun(
+                settings=settings,
+                input_path=candidates,
+                use_llm=False,
+                train_dir=tmp_path / executor,
+                eval_dir=guarded,
+            )
         )
     reasons = summaries["local"].reasons
     assert {"near_duplicate", "exact_duplicate", "duplicate_id", "contamination"} <= set(reasons)
@@ -91,11 +93,13 @@ def test_balance_after_a_ray_pass_writes_the_local_bytes(ray_cluster: RaySetting
     for executor in ("local", "ray"):
         settings = Settings(executor=executor, ray=ray_cluster)
         summary = run_filter(
-            settings,
-            input_path=candidates,
-            use_llm=False,
-            train_dir=tmp_path / executor,
-            eval_dir=tmp_path / "none",
+            FilterRun(
+                settings=settings,
+                input_path=candidates,
+                use_llm=False,
+                train_dir=tmp_path / executor,
+                eval_dir=tmp_path / "none",
+            )
         )
         assert summary.balance is not None
     assert _files(tmp_path / "ray") == _files(tmp_path / "local")

@@ -91,3 +91,15 @@ def test_a_corrupted_benchmark_names_file_line_and_field(tmp_path):
 def test_a_bad_choice_is_a_usage_error(tmp_path):
     result = _run("datasets", "import", "tomi", str(tmp_path), "--split", "dev", cwd=tmp_path)
     assert result.returncode == 2
+
+
+def test_verify_refuses_a_byte_that_is_not_utf8_with_file_and_line(tmp_path):
+    # Bug: msgspec skipped the story without checking it: "1 of 1 verified", exit 0.
+    path = tmp_path / "latin1.jsonl"
+    good = b'{"id":"a","story":"ok","question":"q","answer":{"correct_answers":["x"]},"meta":{}}\n'
+    bad = good.replace(b'"a"', b'"b"').replace(b'"ok"', b'"caf\xe9"')
+    path.write_bytes(good + bad)
+    result = runner.invoke(app, ["datasets", "verify", str(path)], env={"COLUMNS": "160"})
+    assert result.exit_code == 1
+    offset = len(good) + bad.index(b"\xe9")
+    assert str(result.exception) == f"{path}:2: not UTF-8 (byte offset {offset})"

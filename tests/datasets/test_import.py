@@ -102,3 +102,23 @@ def test_a_missing_source_is_named(tmp_path):
     with pytest.raises(DataError) as info:
         import_dataset("hitom", tmp_path / "nowhere", out=tmp_path / "x.jsonl")
     assert str(info.value) == f"{tmp_path / 'nowhere'}: no such file or folder"
+
+
+def test_an_import_records_whether_its_files_are_the_pinned_release(benchmarks, tmp_path):
+    release = benchmarks / "tomi" / "tomi_balanced_story_types"
+    pinned = load_benchmark("tomi", release, split="test")
+    assert {s.meta["provenance"] for s in pinned} == {
+        "the pinned release, facebookresearch/ToMi @ dea2bca9b366c41cdab0bd717353cc02453e193e "
+        "(tomi_balanced_story_types.zip) (sha256 of every file checked)"
+    }
+    copy = tmp_path / "tomi_balanced_story_types"
+    copy.mkdir()
+    for name in ("fb_all_test.txt", "fb_all_test.trace"):
+        (copy / name).write_bytes((release / name).read_bytes())
+    text = copy / "fb_all_test.txt"
+    text.write_text(text.read_text().replace("green_bucket", "green_pail", 1))  # another copy
+    edited = load_benchmark("tomi", copy, split="test")
+    assert {s.meta["provenance"] for s in edited} == {
+        "local files that are not the pinned release (facebookresearch/ToMi @ "
+        "dea2bca9b366c41cdab0bd717353cc02453e193e (tomi_balanced_story_types.zip))"
+    }

@@ -9,7 +9,7 @@ from tests.filter.conftest import write_jsonl
 
 from tomflywheel.audit import audit_samples
 from tomflywheel.config import AuditSettings, FilterSettings, Settings
-from tomflywheel.filter import run_filter
+from tomflywheel.filter import FilterRun, run_filter
 from tomflywheel.filter.admit import balance
 from tomflywheel.schema import Sample, read_samples
 from tomflywheel.world import complement, generate
@@ -52,7 +52,13 @@ def test_the_filter_admits_a_balanced_set_and_records_the_balance(tmp_path: Path
     train = tmp_path / "train"
     settings = Settings(filter=FilterSettings(audit=AuditSettings(min_items=20)))
     summary = run_filter(
-        settings, input_path=source, use_llm=False, train_dir=train, eval_dir=tmp_path / "none"
+        FilterRun(
+            settings=settings,
+            input_path=source,
+            use_llm=False,
+            train_dir=train,
+            eval_dir=tmp_path / "none",
+        )
     )
     admitted = list(read_samples(train / "skewed.jsonl"))
     assert audit_samples(admitted, min_items=20).flagged() == []
@@ -79,11 +85,23 @@ def test_a_rerun_changes_nothing(tmp_path: Path):
     train = tmp_path / "train"
     for _ in range(2):
         run_filter(
-            settings, input_path=source, use_llm=False, train_dir=train, eval_dir=tmp_path / "e"
+            FilterRun(
+                settings=settings,
+                input_path=source,
+                use_llm=False,
+                train_dir=train,
+                eval_dir=tmp_path / "e",
+            )
         )
         files = {p: p.read_bytes() for p in sorted(train.rglob("*")) if p.is_file()}
     again = run_filter(
-        settings, input_path=source, use_llm=False, train_dir=train, eval_dir=tmp_path / "e"
+        FilterRun(
+            settings=settings,
+            input_path=source,
+            use_llm=False,
+            train_dir=train,
+            eval_dir=tmp_path / "e",
+        )
     )
     assert again.balance is None
     assert {p: p.read_bytes() for p in sorted(train.rglob("*")) if p.is_file()} == files

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+from types import SimpleNamespace
 
 from tests.filter.conftest import (
     engine_duplicate_and_free_form,
@@ -76,7 +78,10 @@ def test_filter_counts_complements_apart_and_balancing_is_optional(tmp_path):
         f"balancing added {len(complements)} complements"
     ) in result.output
     result = runner.invoke(app, [*base, "--no-balance", "--train-dir", str(tmp_path / "b")])
-    assert "60 candidates: 60 accepted (0 after an LLM rewrite), 0 rejected\n" in result.output
+    assert (
+        "60 candidates: 60 accepted (0 after an LLM rewrite), 0 rejected; labels: 60 verified, "
+        "0 convention-dependent kept as given, 0 changed by the engine\n"
+    ) in result.output
     # Not enforced, the audit is still reported: the skew is there for the curator to see.
     flagged = "tomi_synth · first_order: true_location"
     assert "shortcut audit of the admitted set: still flagged " in result.output
@@ -85,3 +90,27 @@ def test_filter_counts_complements_apart_and_balancing_is_optional(tmp_path):
     (run,) = manifest["audit"]["runs"]
     assert flagged in run["flagged_after"]
     assert (run["dropped"], run["complements"]) == ({}, [])
+
+
+def test_the_label_table_never_cuts_a_header_when_piped(tmp_path):
+    # Bug: piped (80 columns), the nine headers were cut to "verifi…", "conve…".
+    from rich.console import Console
+
+    from tomflywheel.cli._filter import label_table
+    from tomflywheel.filter import STATUSES
+    from tomflywheel.filter.admit import label_rows
+    from tomflywheel.schema import QualityVerdict
+
+    result, train = filter_no_llm(tmp_path, engine_duplicate_and_free_form()[1])
+    assert result.exit_code == 0, result.output
+    log = (train / "verdicts" / "first.jsonl").read_text().splitlines()
+    summary = SimpleNamespace(labels=label_rows(map(QualityVerdict.model_validate_json, log)))
+    for width, first in ((80, "label"), (160, "dataset")):  # turned on its side when narrow
+        with open(os.devnull, "w", encoding="utf-8") as sink:
+            console = Console(width=width, record=True, file=sink)
+            console.print(label_table(summary, width=width))  # type: ignore[arg-type]
+        text = console.export_text()
+        assert "…" not in text
+        assert f"┃ {first} " in text
+        for header in ("samples", *STATUSES, "admitted"):
+            assert header.replace("llm_confirmed", "llm ok") in text, (width, header)

@@ -295,3 +295,65 @@ def test_a_storys_later_questions_reuse_its_query_with_the_same_answers(monkeypa
     assert carried == fresh
     assert sum(m is not None for m in fresh) >= len(copies)
     assert carried_queries < len(queries)
+
+
+def test_opentom_questions_about_other_containers_of_one_story_are_no_duplicates(tmp_path):
+    # Bug: "how does the fridge's fullness change" and "... treasure_chest's fullness ..." about
+    # one story, with one answer, were rejected as near copies of each other.
+    from tests.datasets.opentom_files import write_opentom
+
+    samples = load_benchmark("opentom", write_opentom(tmp_path / "opentom_data"))
+    fullness = [s for s in samples if s.meta["question_family"] == "fullness"]
+    assert len(fullness) == 16
+    index = DuplicateIndex(DedupSettings())
+    flagged = []
+    for position, (feats, signature) in enumerate(index.features_many(samples)):
+        if index.near(feats, signature, before=position) is not None:
+            flagged.append(samples[position].id)
+        index.add(position, samples[position].id, feats, signature)
+    assert flagged == []
+
+
+def test_a_reworded_question_about_the_same_thing_is_still_a_near_duplicate(tomi_test):
+    original = tomi_test[1]  # "Where will Aria look for the grapefruit?"
+    reworded = original.model_copy(
+        update={
+            "id": "reworded",
+            "story": swap_container(original.story),
+            "question": original.question.replace("will", "would"),
+        }
+    )
+    index = indexed([original])
+    result = check("near_duplicate", reworded, index, position=1)
+    assert (result.reason, result.detail.split(" (")[0]) == (
+        "near_duplicate",
+        f"near copy of {original.id}",
+    )
+
+
+# Two different ToMi stories (another second agent, another first container) whose 2-word
+# shingles reach a Jaccard of exactly 0.50, the contamination threshold: before the vocabulary
+# test, the guard called the one a copy of the other (issue 52, ToMi val against test).
+EVAL_STORY = (
+    "Ella entered the lounge.\nMila entered the lounge.\nThe lettuce is in the green_bucket.\n"
+    "Mila exited the lounge.\nElla moved the lettuce to the blue_bathtub."
+)
+OTHER_STORY = (
+    "Ella entered the lounge.\nNathan entered the lounge.\nThe lettuce is in the red_box.\n"
+    "Nathan exited the lounge.\nElla moved the lettuce to the blue_bathtub."
+)
+
+
+def test_two_different_tomi_stories_at_the_threshold_are_no_contamination(tmp_path):
+    shingles = [shingle_hashes(text_tokens(s), 2) for s in (EVAL_STORY, OTHER_STORY)]
+    assert jaccard(*shingles) == 0.5  # reaches the threshold on shingles alone
+    write_jsonl_atomic(tmp_path / "tomi.jsonl", [sample(story=EVAL_STORY, sample_id="test-1")])
+    settings = DedupSettings()
+    assert settings.contamination_threshold == 0.5  # the documented threshold is kept
+    index = ContaminationIndex.build(settings, [tmp_path / "tomi.jsonl"])
+    ctx = context(contamination=index)
+    other = sample(story=OTHER_STORY, sample_id="val-1")
+    assert CHECKS.get("contamination")(candidate(other), ctx).status is CheckStatus.PASSED
+    for edit in (rename_agent, swap_container):  # copies of it are still caught
+        copy = sample(story=edit(EVAL_STORY), sample_id="copy")
+        assert CHECKS.get("contamination")(candidate(copy), ctx).reason == "contamination"

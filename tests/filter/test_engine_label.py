@@ -11,7 +11,7 @@ from tests.filter.conftest import candidate, context, sample, tomi_samples, writ
 from tomflywheel.config import Settings
 from tomflywheel.datasets import load_benchmark
 from tomflywheel.errors import ConfigError, DataError
-from tomflywheel.filter import CHECKS, FilterSettings, label_rows, run_filter
+from tomflywheel.filter import CHECKS, FilterRun, FilterSettings, label_rows, run_filter
 from tomflywheel.filter.checks import read_engine_labels, relabelled
 from tomflywheel.schema import CheckStatus
 from tomflywheel.world import read_labels
@@ -56,13 +56,17 @@ def test_a_benchmark_label_the_engine_derives_is_verified():
     assert result.detail == "both verifiers derive 'blue_crate' under tomi"
 
 
-def test_a_convention_is_named_as_such_under_the_default_profile():
+def test_a_convention_is_named_as_such_and_an_explicit_profile_may_drop_it():
     item = tomi_item(SECOND_ORDER, "blue_crate", "second_order_0_no_tom")
-    assert check(item, settings(answer_profile="tomi"))[0].status is CheckStatus.PASSED
+    result, _ = check(item, settings(answer_profile="tomi"))
+    assert (result.status, result.reason) == (CheckStatus.PASSED, None)
+    assert result.detail.startswith("convention: the gold 'blue_crate' follows the rules of tomi")
     result, _ = check(item, settings(answer_profile="default", contradicted="drop"))
     assert (result.status, result.reason) == (CheckStatus.FAILED, "label_convention")
-    assert result.detail.startswith("convention: the gold follows the tomi profile's rules")
-    assert "the engine derives 'red_box' under default" in result.detail
+    assert (
+        "default derives 'red_box', tomi derives 'blue_crate' (third-party entry" in result.detail
+    )
+    assert result.detail.endswith("; --profile default does not give it")
 
 
 def test_a_wrong_gold_is_an_error_and_dropped_by_setting():
@@ -133,12 +137,13 @@ def test_an_unknown_answer_profile_is_refused_before_anything_runs(tmp_path):
     fs = settings(answer_profile="principled")
     with pytest.raises(ConfigError, match=r"filter\.answer_profile: unknown profile 'principled'"):
         run_filter(
-            Settings(),
-            input_path=source,
-            use_llm=False,
-            filter_settings=fs,
-            train_dir=tmp_path / "t",
-            eval_dir=tmp_path / "none",
+            FilterRun(
+                settings=Settings(filter=fs),
+                input_path=source,
+                use_llm=False,
+                train_dir=tmp_path / "t",
+                eval_dir=tmp_path / "none",
+            )
         )
 
 
@@ -151,12 +156,13 @@ def test_the_run_tables_labels_per_dataset_and_attributes_each_reject(tmp_path):
     source = write_jsonl(tmp_path / "in.jsonl", rows)
     fs = FilterSettings(audit={"enforce": False}, disabled_checks=["near_duplicate"])
     summary = run_filter(
-        Settings(),
-        input_path=source,
-        use_llm=False,
-        filter_settings=fs,
-        train_dir=tmp_path / "t",
-        eval_dir=tmp_path / "none",
+        FilterRun(
+            settings=Settings(filter=fs),
+            input_path=source,
+            use_llm=False,
+            train_dir=tmp_path / "t",
+            eval_dir=tmp_path / "none",
+        )
     )
     unknown, tomi = summary.labels
     assert (tomi.dataset, tomi.counts["verified"], tomi.counts["repaired"]) == ("tomi", 1, 1)
@@ -180,11 +186,13 @@ def test_an_empty_input_is_refused(tmp_path):
     source.write_text("\n", encoding="utf-8")
     with pytest.raises(DataError, match="no records to filter"):
         run_filter(
-            Settings(),
-            input_path=source,
-            use_llm=False,
-            train_dir=tmp_path / "t",
-            eval_dir=tmp_path / "none",
+            FilterRun(
+                settings=Settings(),
+                input_path=source,
+                use_llm=False,
+                train_dir=tmp_path / "t",
+                eval_dir=tmp_path / "none",
+            )
         )
     assert not (tmp_path / "t" / "manifest.json").exists()
 
@@ -196,15 +204,17 @@ def test_prose_the_engine_cannot_read_is_counted_unverified_never_dropped_silent
     fs = FilterSettings(
         audit={"enforce": False},
         label={"admit_unverified": admit},
-        disabled_checks=["near_duplicate", "contamination"],
+        disabled_checks=["contamination"],
     )
     summary = run_filter(
-        Settings(),
-        input_path=source,
-        use_llm=False,
-        filter_settings=fs,
-        train_dir=tmp_path / "t",
-        eval_dir=tmp_path / "none",
+        FilterRun(
+            settings=Settings(filter=fs),
+            input_path=source,
+            use_llm=False,
+            train_dir=tmp_path / "t",
+            eval_dir=tmp_path / "none",
+            allow_license_override=True,  # OpenToM's authors forbid training on it
+        )
     )
     assert len(summary.verdicts) == len(samples)  # every candidate has its verdict
     (row,) = summary.labels
@@ -221,12 +231,14 @@ def test_a_flywheel_round_that_synthesized_nothing_may_filter_an_empty_file(tmp_
     source = tmp_path / "candidates.jsonl"
     source.write_text("", encoding="utf-8")
     summary = run_filter(
-        Settings(),
-        input_path=source,
-        use_llm=False,
-        train_dir=tmp_path / "t",
-        eval_dir=tmp_path / "none",
-        allow_empty=True,
+        FilterRun(
+            settings=Settings(),
+            input_path=source,
+            use_llm=False,
+            train_dir=tmp_path / "t",
+            eval_dir=tmp_path / "none",
+            allow_empty=True,
+        )
     )
     assert (summary.candidates, summary.verdicts) == (0, [])
 
@@ -235,12 +247,13 @@ def test_engine_samples_with_a_trace_count_as_verified_by_the_engine(tmp_path):
     made = tomi_samples(2)
     source = write_jsonl(tmp_path / "made.jsonl", made)
     summary = run_filter(
-        Settings(),
-        input_path=source,
-        use_llm=False,
-        filter_settings=FilterSettings(audit={"enforce": False}),
-        train_dir=tmp_path / "t",
-        eval_dir=tmp_path / "none",
+        FilterRun(
+            settings=Settings(filter=FilterSettings(audit={"enforce": False})),
+            input_path=source,
+            use_llm=False,
+            train_dir=tmp_path / "t",
+            eval_dir=tmp_path / "none",
+        )
     )
     (row,) = summary.labels
     assert (row.counts["verified"], row.why) == (len(made), {})
@@ -263,3 +276,128 @@ def test_a_storys_questions_apart_in_the_input_share_one_parse_and_read_as_alone
     grammar = grammar_of(items[0].meta)
     stories = [story for _, story in with_stories(items, grammar)]
     assert stories[0] is stories[2] and stories[0] is not stories[1]
+
+
+def run_labels(items, fs: FilterSettings | None = None):
+    """``read_engine_labels`` over several items read as one input."""
+    candidates = [candidate(item, index) for index, item in enumerate(items)]
+    return read_engine_labels(candidates, fs or FilterSettings())
+
+
+def test_auto_keeps_a_gold_another_profile_gives_and_marks_it_convention_dependent():
+    # A corrected copy of ToMi labels this question as the principled rules do: ToMi's own
+    # convention would say blue_crate, but auto must never rewrite toward it.
+    item = tomi_item(SECOND_ORDER, "red_box", "second_order_0_no_tom")
+    result, read = check(item)
+    assert (result.status, read.label_repair) == (CheckStatus.PASSED, None)
+    assert result.detail.startswith("convention: the gold 'red_box' follows the rules of default")
+    assert read.sample.answer.correct_answers == ["red_box", "red box"]
+    assert read.sample.meta["convention"] == {
+        "follows": ["default", "hitom", "tgtom"],
+        "answers": {"default": "red_box", "tomi": "blue_crate"},
+        "profile": "tomi",
+    }
+    assert read.reading.status == "convention"
+
+
+def test_a_gold_equal_to_a_conventions_answer_is_never_counted_verified():
+    item = tomi_item(SECOND_ORDER, "blue_crate", "second_order_0_no_tom")
+    fs = FilterSettings(audit={"enforce": False})
+    (read,) = run_labels([item], fs)
+    assert read.reading.status == "convention"  # auto's own profile gives it, default does not
+    result = CHECKS.get("engine_label")(read, context(fs))
+    verdict_status = label_rows([verdict_of(read, result)])[0].counts
+    assert (verdict_status["verified"], verdict_status["convention"]) == (0, 1)
+
+
+def verdict_of(read, result):
+    from tomflywheel.schema import QualityAttempt, QualityDecision, QualityVerdict
+
+    return QualityVerdict(
+        sample_id=read.id,
+        input_hash=read.input_hash,
+        input_file="in.jsonl",
+        line=read.line,
+        origin=read.origin,
+        decision=QualityDecision.ACCEPTED,
+        reasons=[],
+        attempts=[QualityAttempt(attempt=0, checks=[result])],
+        config_hash="x",
+        sample=read.sample,
+    )
+
+
+def test_a_profile_named_explicitly_resolves_a_convention_to_its_rules():
+    item = tomi_item(SECOND_ORDER, "blue_crate", "second_order_0_no_tom")
+    result, read = check(item, settings(answer_profile="default"))
+    assert result.detail.startswith(
+        "repaired: ['blue_crate', 'blue crate'] -> ['red_box', 'red box'] under default "
+        "(convention); convention: the gold 'blue_crate' follows the rules of tomi"
+    )
+    assert read.label_repair["kind"] == "convention"
+    assert read.sample.meta["convention"]["answers"] == {"default": "red_box", "tomi": "blue_crate"}
+
+
+def test_an_error_where_conventions_differ_takes_the_convention_its_dataset_follows():
+    # "den" is no container at all: an error under every profile. Which answer replaces it
+    # depends on the convention the rest of the set follows, never on ToMi's by default.
+    error = tomi_item(SECOND_ORDER, "den", "second_order_0_no_tom", sample_id="error")
+    for follows, answer in (("red_box", "red_box"), ("blue_crate", "blue_crate")):
+        peer = tomi_item(SECOND_ORDER, follows, "second_order_0_no_tom", sample_id="peer")
+        peer = peer.model_copy(update={"story": STORY.replace("pear", "plum")})
+        peer = peer.model_copy(update={"question": SECOND_ORDER.replace("pear", "plum")})
+        _, fixed = run_labels([peer, error])
+        assert fixed.label_repair is not None, follows
+        assert fixed.sample.answer.correct_answers[0] == answer
+        assert fixed.label_repair["kind"] == "error"
+
+
+def test_a_repair_keeps_every_alias_its_dataset_writes():
+    # Bug: an old single-word gold ("den") lost the spaced form of the new answer.
+    aliased = tomi_item(REALITY, "blue_crate", "reality", sample_id="peer")
+    wrong = sample(
+        story=STORY, question=REALITY, correct=["den"], sample_id="w", dataset="tomi",
+        question_type="reality",
+    )  # fmt: skip
+    _, fixed = run_labels([aliased, wrong])
+    assert fixed.sample.answer.correct_answers == ["blue_crate", "blue crate"]
+    (alone,) = run_labels([wrong])  # a set that writes one form keeps one
+    assert alone.sample.answer.correct_answers == ["blue_crate"]
+
+
+def test_a_dropped_alias_is_restored_and_recorded_as_such():
+    aliased = tomi_item(REALITY, "blue_crate", "reality", sample_id="peer")
+    dropped = sample(
+        story=STORY, question=REALITY, correct=["blue_crate"], sample_id="d", dataset="tomi",
+        question_type="reality",
+    )  # fmt: skip
+    _, fixed = run_labels([aliased, dropped])
+    assert fixed.sample.answer.correct_answers == ["blue_crate", "blue crate"]
+    assert (fixed.label_repair["kind"], fixed.label_repair["old"]) == ("alias", ["blue_crate"])
+
+
+def test_an_unreadable_sample_of_no_benchmark_does_not_name_a_grammar_as_its_own():
+    item = sample(story="Ava juggled three balls.", question=REALITY, dataset="opentom")
+    reading = next(read_labels([item]))
+    assert reading.detail == "line 1: no grammar reads it: cannot parse 'Ava juggled three balls.'"
+
+
+def test_a_wrong_gold_of_a_hitom_question_about_the_world_is_an_error_not_a_crash(benchmarks):
+    # Hi-ToM explains its errors from the story; a question about where the object really is
+    # (order 0) has no chain of agents to explain, and that explanation used to raise.
+    real = load_benchmark("hitom", benchmarks / "hitom" / "Hi-ToM_data.json")
+    item = next(s for s in real if s.meta["order"] == 0)
+    gold = item.answer.correct_answers[0]
+    other = next(w for w in item.answer.wrong_answers if w in item.meta["candidates"])
+    wrong = [gold if w == other else w for w in item.answer.wrong_answers]
+    planted = item.model_copy(
+        update={
+            "answer": item.answer.model_copy(
+                update={"correct_answers": [other], "wrong_answers": wrong}
+            )
+        }
+    )
+    reading = next(read_labels([planted]))
+    assert (reading.status, reading.answer_text) == ("contradicted", gold)
+    fixed = relabelled(planted, reading)
+    assert fixed is not None and fixed.answer.correct_answers == [gold]

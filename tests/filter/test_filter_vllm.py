@@ -15,7 +15,7 @@ import pytest
 from tests.filter.conftest import sample, tomi_samples, write_jsonl
 
 from tomflywheel.config import LLMSettings, Settings
-from tomflywheel.filter import REASONS, FilterSettings, run_filter
+from tomflywheel.filter import REASONS, FilterRun, FilterSettings, run_filter
 from tomflywheel.schema import CheckStatus, QualityDecision, QualityVerdict
 
 pytestmark = pytest.mark.vllm
@@ -50,12 +50,14 @@ def files_of(train_dir: Path) -> dict[str, bytes]:
 
 
 def run(llm_settings, source, train_dir, **settings):
+    filter_settings = FilterSettings(**{**SMALL, **settings})
     return run_filter(
-        settings_for(llm_settings),
-        input_path=source,
-        filter_settings=FilterSettings(**{**SMALL, **settings}),
-        train_dir=train_dir,
-        eval_dir=train_dir / "no-eval-sets",
+        FilterRun(
+            settings=settings_for(llm_settings).model_copy(update={"filter": filter_settings}),
+            input_path=source,
+            train_dir=train_dir,
+            eval_dir=train_dir / "no-eval-sets",
+        )
     )
 
 
@@ -161,17 +163,24 @@ def test_a_judge_left_labels_is_calibrated_on_engine_verified_samples(llm_settin
     ]  # fmt: skip
     prose = sample(story="Ava juggled three balls.", question="How many balls?", correct=["3"])
     source = write_jsonl(tmp_path / "mixed.jsonl", [*readable, prose])
-    summary = run_filter(
-        Settings(server="external", llm=llm_settings, judge={"llm": llm_settings}),
-        input_path=source,
-        filter_settings=FilterSettings(
-            **{**SMALL, "solve": {"k": 3, "max_tokens": 8, "calibration_items": 2,
-                                  "min_calibration_cases": 1}, "repair": {"attempts": 0}},
-            disabled_checks=["rubric"],
-        ),
-        train_dir=tmp_path / "train",
-        eval_dir=tmp_path / "no-eval-sets",
+    filter_settings = FilterSettings(
+        **{**SMALL, "solve": {"k": 3, "max_tokens": 8, "calibration_items": 2,
+                              "min_calibration_cases": 1}, "repair": {"attempts": 0}},
+        disabled_checks=["rubric"],
     )  # fmt: skip
+    summary = run_filter(
+        FilterRun(
+            settings=Settings(
+                server="external",
+                llm=llm_settings,
+                judge={"llm": llm_settings},
+                filter=filter_settings,
+            ),
+            input_path=source,
+            train_dir=tmp_path / "train",
+            eval_dir=tmp_path / "no-eval-sets",
+        )
+    )
     by_id = {v.sample_id: result_of(v, 0, "judge_calibration") for v in summary.verdicts}
     asked = {i for i, r in by_id.items() if r.reason != "not_applicable"}
     assert len(asked) == 2 and asked < {"t0", "t1", "t2"}

@@ -13,7 +13,7 @@ from tomflywheel._io import write_jsonl_atomic
 from tomflywheel.config import Settings
 from tomflywheel.datasets import load_benchmark
 from tomflywheel.errors import ConfigError, DataError
-from tomflywheel.filter import FilterSettings, run_filter
+from tomflywheel.filter import FilterRun, FilterSettings, run_filter
 from tomflywheel.schema import Answer, Sample
 
 LINEAGE = {
@@ -84,14 +84,18 @@ def setup(tmp_path: Path, real_tomi: list[Sample]):
     return source, eval_dir, expected, accepted
 
 
-def filter_into(train_dir: Path, source: Path, eval_dir: Path, **kwargs):
+def filter_into(
+    train_dir: Path, source: Path, eval_dir: Path, settings: Settings | None = None, **kwargs
+):
     return run_filter(
-        Settings(),
-        input_path=source,
-        use_llm=False,
-        train_dir=train_dir,
-        eval_dir=eval_dir,
-        **kwargs,
+        FilterRun(
+            settings=settings or Settings(),
+            input_path=source,
+            use_llm=False,
+            train_dir=train_dir,
+            eval_dir=eval_dir,
+            **kwargs,
+        )
     )
 
 
@@ -186,6 +190,21 @@ def test_a_killed_run_resumes_to_the_same_files(tmp_path, setup):
     assert files_of(killed) == files_of(whole)
 
 
+def test_a_whole_record_left_without_its_newline_gets_it_back_on_resume(tmp_path, setup):
+    # Bug: a resume that appends nothing to a file kept its unterminated last record as it was,
+    # so `wc -l` counted one line short.
+    source, eval_dir, _, _ = setup
+    whole = tmp_path / "whole"
+    filter_into(whole, source, eval_dir)
+    before = files_of(whole)
+    for name in ("cands.jsonl", "rejected/cands.jsonl", "verdicts/cands.jsonl"):
+        path = whole / name
+        path.write_bytes(path.read_bytes().removesuffix(b"\n"))
+    again = filter_into(whole, source, eval_dir)
+    assert (again.already_decided, again.verdicts) == (20, [])
+    assert files_of(whole) == before  # every newline restored, nothing appended twice
+
+
 def test_a_second_input_cannot_readmit_or_reuse_ids(tmp_path, setup):
     source, eval_dir, _, accepted = setup
     train = tmp_path / "train"
@@ -195,12 +214,14 @@ def test_a_second_input_cannot_readmit_or_reuse_ids(tmp_path, setup):
     copy = first.model_copy(update={"id": "same-text-new-id"})
     second = write_jsonl(tmp_path / "more.jsonl", [first, clash, copy])
     summary = run_filter(
-        Settings(),
-        input_path=second,
-        name="cands",
-        use_llm=False,
-        train_dir=train,
-        eval_dir=eval_dir,
+        FilterRun(
+            settings=Settings(),
+            input_path=second,
+            name="cands",
+            use_llm=False,
+            train_dir=train,
+            eval_dir=eval_dir,
+        )
     )
     assert (summary.already_decided, summary.already_admitted) == (1, 0)
     assert {v.sample_id: v.reasons for v in summary.verdicts} == {
@@ -215,12 +236,14 @@ def test_a_second_input_cannot_readmit_or_reuse_ids(tmp_path, setup):
     # copying an admitted sample under the *same* name is, as "(admitted)".
     third = write_jsonl(tmp_path / "third.jsonl", [copy.model_copy(update={"id": "third"})])
     summary = run_filter(
-        Settings(),
-        input_path=third,
-        name="cands",
-        use_llm=False,
-        train_dir=train,
-        eval_dir=eval_dir,
+        FilterRun(
+            settings=Settings(),
+            input_path=third,
+            name="cands",
+            use_llm=False,
+            train_dir=train,
+            eval_dir=eval_dir,
+        )
     )
     assert summary.verdicts[0].reasons == ["exact_duplicate"]
     checks = summary.verdicts[0].attempts[0].checks
@@ -247,7 +270,7 @@ def test_records_admitted_without_a_verdict_log_are_skipped(tmp_path, setup):
 def test_disabled_checks_are_recorded_as_skipped(tmp_path, setup):
     source, eval_dir, _, _ = setup
     settings = FilterSettings(disabled_checks=["contamination", "answer_leak"])
-    summary = filter_into(tmp_path / "t", source, eval_dir, filter_settings=settings)
+    summary = filter_into(tmp_path / "t", source, eval_dir, settings=Settings(filter=settings))
     reasons = {v.sample_id: v.reasons for v in summary.verdicts}
     assert reasons["leak"] == []
     assert reasons["contaminated"] == ["label_unverified"]  # free-form, no LLM to verify it
@@ -263,7 +286,7 @@ def test_an_unknown_disabled_check_is_a_config_error(tmp_path, setup):
             tmp_path / "t",
             source,
             eval_dir,
-            filter_settings=FilterSettings(disabled_checks=["rubrik"]),
+            settings=Settings(filter=FilterSettings(disabled_checks=["rubrik"])),
         )
 
 

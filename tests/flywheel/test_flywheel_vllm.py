@@ -16,6 +16,7 @@ import yaml
 
 from tests.browser import dump_dom
 from tests.test_tracking import read_scalars
+from tomflywheel.artifacts import GrpoPromptCounts, ModelFolder
 from tomflywheel.config import Settings, parse_settings
 from tomflywheel.feedback import SynthesisPlan, synthesize
 from tomflywheel.filter import ContaminationIndex
@@ -92,12 +93,12 @@ def one_round(vllm_base_url, tmp_path_factory):
 def test_one_round_evaluates_diagnoses_synthesizes_filters_and_admits(one_round):
     settings, result = one_round
     manifest = load_manifest(result.run_dir)
-    assert list(manifest.round(1).stages) == ["evaluate", "feedback", "filter"]
+    assert manifest.round(1).stages.names() == ["evaluate", "feedback", "filter"]
     summary = json.loads((result.run_dir / "round_1" / "summary.json").read_text())
     assert set(summary["accuracy"]) == {"tomi_synth", "hitom_synth"}
     assert summary["accuracy"]["tomi_synth"]["overall"]["n"] == 8
     # The plan's budget is 12; stories are taken whole, so the count is what the plan makes.
-    listed = Path(manifest.round(1).stages["feedback"].outputs["candidates"])
+    listed = manifest.round(1).stages.feedback.outputs.candidates
     plan = SynthesisPlan.model_validate_json((listed.parent / "plan.json").read_text())
     total = summary["candidates"]["total"]
     assert [c["id"] for c in _jsonl(listed)] == [s.id for s in synthesize(plan)]
@@ -109,7 +110,7 @@ def test_one_round_evaluates_diagnoses_synthesizes_filters_and_admits(one_round)
     for sample in admitted:
         assert (
             sample["meta"]["lineage"]["plan_id"]
-            == manifest.round(1).stages["feedback"].outputs["plan_id"]
+            == manifest.round(1).stages.feedback.outputs.plan_id
         )
         assert sample["meta"]["origin"] == "symbolic"
     assert summary["error_profile"]["total"] > 0
@@ -176,14 +177,14 @@ def test_a_run_killed_during_feedback_resumes_without_repeating_work(vllm_base_u
     process.wait()
     assert killed, "the run ended before a diagnosis was written, or after candidates were"
     before = load_manifest(run_dir)
-    assert list(before.round(1).stages) == ["evaluate"], "killed during feedback"
-    evaluated = before.round(1).stages["evaluate"]
+    assert before.round(1).stages.names() == ["evaluate"], "killed during feedback"
+    evaluated = before.round(1).stages.evaluate
     diagnosed = _whole_records(feedback / "diagnoses.jsonl")
     assert diagnosed, "work existed before the kill"
     resumed = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
     assert resumed.returncode == 0, resumed.stderr[-2000:]
     after = load_manifest(run_dir)
-    assert after.round(1).stages["evaluate"] == evaluated  # not run again
+    assert after.round(1).stages.evaluate == evaluated  # not run again
     diagnoses = _jsonl(feedback / "diagnoses.jsonl")
     keys = [(d["dataset"], d["sample_id"], d["trial"]) for d in diagnoses]
     assert len(keys) == len(set(keys)) >= len(diagnosed)
@@ -225,7 +226,7 @@ def test_a_round_with_training_reports_the_held_out_lift(vllm_base_url, tmp_path
     settings = parse_settings(yaml.safe_dump(config))
     result = run_flywheel(settings, run_dir=tmp_path / "runs" / "t")
     stages = result.manifest.round(1).stages
-    assert list(stages) == [
+    assert stages.names() == [
         "evaluate",
         "feedback",
         "filter",
@@ -237,44 +238,42 @@ def test_a_round_with_training_reports_the_held_out_lift(vllm_base_url, tmp_path
     ]
     # Fresh stories: new samples of the round's plan, filtered into a set of their own and
     # prompted by GRPO after the admitted ones; SFT's data is the admitted set alone.
-    fresh = list(read_samples(Path(stages["fresh"].outputs["admitted"])))
-    admitted = list(read_samples(Path(stages["filter"].outputs["admitted"])))
-    plan_id = stages["feedback"].outputs["plan_id"]
+    fresh = list(read_samples(stages.fresh.outputs.admitted))
+    admitted = list(read_samples(stages.filter.outputs.admitted))
+    plan_id = stages.feedback.outputs.plan_id
     assert fresh and {s.meta["lineage"]["plan_id"] for s in fresh} == {plan_id}
     assert not {s.id for s in fresh} & {s.id for s in admitted}
-    trained = stages["train"].outputs
-    assert trained["grpo_prompts"] == {"admitted": len(admitted), "fresh": len(fresh)}
-    summary = result.rounds[0]["fresh"]
-    assert summary["candidates"] == stages["fresh"].outputs["candidates"] >= len(fresh)
-    assert 0 < summary["admitted"] <= len(fresh)  # the admission balance may add complements
+    trained = stages.train.outputs
+    assert trained.grpo_prompts == GrpoPromptCounts(admitted=len(admitted), fresh=len(fresh))
+    summary = result.rounds[0].fresh
+    assert summary.candidates == stages.fresh.outputs.candidates >= len(fresh)
+    assert 0 < summary.admitted <= len(fresh)  # the admission balance may add complements
     prompts = list(read_samples(tmp_path / "runs" / "t" / "round_1" / "grpo_prompts.jsonl"))
     assert [s.id for s in prompts] == [s.id for s in admitted] + [s.id for s in fresh]
-    sft = json.loads((Path(trained["model_dir"] + ".sft") / "train_manifest.json").read_text())
-    assert sft["data"]["path"] == trained["data"]
-    assert trained["method"] == "sft-grpo"
-    assert trained["steps"] == 2
+    sft_dir = ModelFolder(trained.model_dir).sft_stage
+    sft = json.loads(sft_dir.manifest.read_text())
+    assert sft["data"]["path"] == str(trained.data)
+    assert trained.method == "sft-grpo"
+    assert trained.steps == 2
     # the served name carries the weights' fingerprint: a cache keyed by name cannot go stale
-    assert trained["served_name"] == f"smollm2-135m-instruct-t-r1-{trained['weights_sha256'][:12]}"
-    assert trained["weights_sha256"] == weights_sha256(Path(trained["model_dir"]))
-    assert (Path(trained["model_dir"]) / "config.json").exists()
-    assert stages["heldout_after"].outputs["model"] == trained["served_name"]
+    assert trained.served_name == f"smollm2-135m-instruct-t-r1-{trained.weights_sha256[:12]}"
+    assert trained.weights_sha256 == weights_sha256(trained.model_dir)
+    assert (trained.model_dir / "config.json").exists()
+    assert stages.heldout_after.outputs.model == trained.served_name
     # the SFT stage is measured under its own fingerprinted name, and GRPO's lift over it kept
-    sft_stage = trained["sft_stage"]
-    assert sft_stage["weights_sha256"] == weights_sha256(Path(trained["model_dir"] + ".sft"))
+    sft_stage = trained.sft_stage
+    assert sft_stage is not None
+    assert sft_stage.weights_sha256 == weights_sha256(sft_dir.root)
     assert (
-        sft_stage["served_name"]
-        == f"smollm2-135m-instruct-t-r1-sft-{sft_stage['weights_sha256'][:12]}"
+        sft_stage.served_name == f"smollm2-135m-instruct-t-r1-sft-{sft_stage.weights_sha256[:12]}"
     )
-    assert stages["heldout_sft"].outputs["model"] == sft_stage["served_name"]
-    assert set(result.rounds[0]["lift_vs_sft_stage"]) == {"tomi_heldout", "tomi_heldout_logprob"}
-    lift = result.rounds[0]["lift"]
+    assert stages.heldout_sft.outputs.model == sft_stage.served_name
+    assert set(result.rounds[0].lift_vs_sft_stage) == {"tomi_heldout", "tomi_heldout_logprob"}
+    lift = result.rounds[0].lift
     assert set(lift) == {"tomi_heldout", "tomi_heldout_logprob"}
     for entry in lift.values():
-        assert 0 < entry["before"]["all"]["n"] <= 4 and 0 < entry["after"]["all"]["n"] <= 4
-        assert (
-            entry["before"]["targets"]["n"] + entry["before"]["controls"]["n"]
-            == (entry["before"]["all"]["n"])
-        )
+        assert 0 < entry.before["all"].n <= 4 and 0 < entry.after["all"].n <= 4
+        assert entry.before["targets"].n + entry.before["controls"].n == entry.before["all"].n
     scored = _jsonl(
         tmp_path
         / "runs"
@@ -289,7 +288,7 @@ def test_a_round_with_training_reports_the_held_out_lift(vllm_base_url, tmp_path
     # Tracking: the round's lift at step 1, as the summary has it.
     logged = read_scalars(tmp_path / "tb" / "flywheel_t")
     for label, entry in lift.items():
-        for part, value in entry["lift"].items():
+        for part, value in entry.lift.items():
             if value is not None:
                 [(step, got)] = logged[f"lift/{label}/lift/{part}"]
                 assert step == 1 and got == pytest.approx(value, rel=1e-6)

@@ -6,10 +6,17 @@ from __future__ import annotations
 
 import io
 import json
+from pathlib import Path
 
 from rich.console import Console
 
 from tests.report.scored import perfect, true_location, write_experiment
+from tomflywheel.artifacts import (
+    EvaluateOutputs,
+    HeldoutOutputs,
+    RoundSummary,
+    TrainOutputs,
+)
 from tomflywheel.cli._flywheel import rounds_table
 from tomflywheel.flywheel._lift import compare
 from tomflywheel.flywheel._manifest import RoundRecord, StageRecord
@@ -19,7 +26,11 @@ from tomflywheel.report import lift_rows, write_run_report
 STAGE = {"seconds": 1.0, "finished": "2026-01-01T00:00:00"}
 
 
-def _summary(tmp_path) -> tuple[dict, dict, dict]:
+def _heldout(exp_dir: Path) -> StageRecord[HeldoutOutputs]:
+    return StageRecord[HeldoutOutputs](**STAGE, outputs=HeldoutOutputs(exp_dir=exp_dir, model="m"))
+
+
+def _summary(tmp_path) -> tuple[RoundSummary, dict, dict]:
     """Round 1: evaluated and held out before as ``true_location``, after training perfect."""
     before = write_experiment(tmp_path / "before", true_location)
     after = write_experiment(tmp_path / "after", perfect)
@@ -27,9 +38,11 @@ def _summary(tmp_path) -> tuple[dict, dict, dict]:
     record = RoundRecord(
         round=1,
         stages={
-            "evaluate": StageRecord(**STAGE, outputs={"exp_dir": str(tmp_path / "eval")}),
-            "heldout_before": StageRecord(**STAGE, outputs={"exp_dir": str(tmp_path / "before")}),
-            "heldout_after": StageRecord(**STAGE, outputs={"exp_dir": str(tmp_path / "after")}),
+            "evaluate": StageRecord[EvaluateOutputs](
+                **STAGE, outputs=EvaluateOutputs(exp_dir=tmp_path / "eval")
+            ),
+            "heldout_before": _heldout(tmp_path / "before"),
+            "heldout_after": _heldout(tmp_path / "after"),
         },
     )
     return round_summary(record, model="m"), before, after
@@ -37,7 +50,8 @@ def _summary(tmp_path) -> tuple[dict, dict, dict]:
 
 def test_the_lift_reads_each_sides_scores_and_gives_the_belief_balanced_lift(tmp_path):
     summary, before, after = _summary(tmp_path)
-    entry = summary["lift"]["tomi_synth"]["shortcut"]
+    assert summary.lift is not None
+    entry = summary.lift["tomi_synth"].shortcut.as_json()
     assert entry["before"]["belief_balanced"]["value"] == 0.5
     assert entry["after"]["belief_balanced"]["value"] == 1.0
     assert entry["lift"]["belief_balanced"] == 0.5
@@ -53,7 +67,7 @@ def test_the_lift_reads_each_sides_scores_and_gives_the_belief_balanced_lift(tmp
     assert set(entry["before"]["heuristics"]) == named
     assert entry["before"]["margin"] == full["margin"]
     # a held-out set that asks no minds has none; the existing keys are all still there
-    social = summary["lift"]["social"]
+    social = summary.lift["social"].as_json()
     assert social["shortcut"] is None
     assert set(social) == {
         "before",
@@ -65,9 +79,9 @@ def test_the_lift_reads_each_sides_scores_and_gives_the_belief_balanced_lift(tmp
         "shortcut",
     }
     # the evaluated sets carry their scores too, and the summary stays JSON
-    assert summary["accuracy"]["tomi_synth"]["shortcut"]["belief_balanced"]["value"] == 0.5
-    assert summary["accuracy"]["social"]["shortcut"] is None
-    json.dumps(summary)
+    assert summary.accuracy["tomi_synth"].shortcut.belief_balanced.value == 0.5
+    assert summary.accuracy["social"].shortcut is None
+    assert RoundSummary.model_validate_json(json.dumps(summary.as_json())) == summary
 
 
 def test_compare_has_no_scores_where_neither_metrics_file_has_them(tmp_path):
@@ -78,7 +92,7 @@ def test_compare_has_no_scores_where_neither_metrics_file_has_them(tmp_path):
         metrics = json.loads(path.read_text(encoding="utf-8"))
         del metrics["shortcut"]
         path.write_text(json.dumps(metrics), encoding="utf-8")
-    assert compare(tmp_path / "before", tmp_path / "after")["tomi_synth"]["shortcut"] is None
+    assert compare(tmp_path / "before", tmp_path / "after")["tomi_synth"].shortcut is None
 
 
 def test_the_lift_rows_lead_with_belief_balanced_accuracy(tmp_path):
@@ -115,14 +129,18 @@ def test_the_lift_rows_lead_with_belief_balanced_accuracy(tmp_path):
 
 def test_the_run_report_shows_held_out_and_round_scores(tmp_path):
     summary, before, _ = _summary(tmp_path)
-    summary["trained"] = {
-        "served_name": "m-r1",
-        "samples": 8,
-        "steps": 2,
-        "first_loss": 1.5,
-        "last_loss": 1.25,
-        "seconds": 3.0,
-    }
+    summary.trained = TrainOutputs(
+        model_dir=tmp_path / "model",
+        served_name="m-r1",
+        weights_sha256="0" * 64,
+        base="base",
+        data=tmp_path / "data.jsonl",
+        samples=8,
+        steps=2,
+        first_loss=1.5,
+        last_loss=1.25,
+        seconds=3.0,
+    )
     html = write_run_report(tmp_path, [summary], "train", tmp_path / "none").read_text("utf-8")
     lift = html.index("<h2>Fine-tuning and lift</h2>")
     chart = html.index("<title>held-out belief-balanced accuracy before and after</title>")
@@ -160,5 +178,6 @@ def test_the_flywheel_rounds_table_shows_belief_balanced_accuracy(tmp_path):
     social = next(line for line in text.splitlines() if "social" in line)
     assert [cell.strip() for cell in social.split("│")][-3:-1] == ["–", "–"]
     # a summary written before the scores existed still renders
-    old = {"round": 1, "accuracy": {"tomi": {"overall": summary["accuracy"]["social"]["overall"]}}}
-    console.print(rounds_table([old]))
+    overall = summary.accuracy["social"].overall.as_json()
+    old = {"round": 1, "model": "m", "accuracy": {"tomi": {"task": "tomi", "overall": overall}}}
+    console.print(rounds_table([RoundSummary.model_validate(old)]))

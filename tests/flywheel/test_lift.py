@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tomflywheel._io import write_jsonl_atomic
+from tomflywheel.artifacts import HeldoutOutputs
 from tomflywheel.flywheel._lift import compare, is_control, shortcut_warning, story_key
 from tomflywheel.flywheel._manifest import RoundRecord, StageRecord
 from tomflywheel.flywheel._summary import round_summary
@@ -64,16 +65,16 @@ def test_compare_splits_targets_and_controls(tmp_path):
     _experiment(tmp_path / "before", [W, W, C, C])
     _experiment(tmp_path / "after", [C, C, W, U])
     entry = compare(tmp_path / "before", tmp_path / "after")["d"]
-    assert entry["lift"] == {"all": 0.1667, "targets": 1.0, "controls": -1.0}
-    assert entry["after"]["controls"]["n"] == 1  # the unjudged one does not count
-    assert entry["shortcut_warning"].startswith("possible new shortcut")
+    assert entry.lift == {"all": 0.1667, "targets": 1.0, "controls": -1.0}
+    assert entry.after["controls"].n == 1  # the unjudged one does not count
+    assert entry.shortcut_warning.startswith("possible new shortcut")
 
 
 def test_compare_pairs_each_part_clustered_by_story(tmp_path):
     C, W = Verdict.CORRECT, Verdict.INCORRECT
     _experiment(tmp_path / "before", [W, W, C, C])
     _experiment(tmp_path / "after", [C, C, C, C])
-    paired = compare(tmp_path / "before", tmp_path / "after")["d"]["paired"]
+    paired = compare(tmp_path / "before", tmp_path / "after")["d"].as_json()["paired"]
     # the four items share one story (the empty text): nothing generalizes beyond it
     assert (paired["targets"]["gained"], paired["targets"]["clusters"]) == (2, 1)
     assert (paired["targets"]["low"], paired["targets"]["high"]) == (-1.0, 1.0)
@@ -88,6 +89,10 @@ def test_story_key_prefers_the_benchmarks_story_id():
     assert story_key(_sample(1).model_copy(update={"story": "A story."})) == "A story."
 
 
+def _heldout(stage: dict, exp_dir: Path) -> StageRecord[HeldoutOutputs]:
+    return StageRecord[HeldoutOutputs](**stage, outputs=HeldoutOutputs(exp_dir=exp_dir, model="m"))
+
+
 def test_lift_against_the_base_compares_round_one_before_with_this_round_after(tmp_path):
     C, W = Verdict.CORRECT, Verdict.INCORRECT
     _experiment(tmp_path / "base", [W, W, W, C])
@@ -97,12 +102,12 @@ def test_lift_against_the_base_compares_round_one_before_with_this_round_after(t
     record = RoundRecord(
         round=2,
         stages={
-            "heldout_before": StageRecord(**stage, outputs={"exp_dir": str(tmp_path / "before2")}),
-            "heldout_after": StageRecord(**stage, outputs={"exp_dir": str(tmp_path / "after2")}),
+            "heldout_before": _heldout(stage, tmp_path / "before2"),
+            "heldout_after": _heldout(stage, tmp_path / "after2"),
         },
     )
     summary = round_summary(record, model="m", base_heldout=tmp_path / "base")
-    assert summary["lift"]["d"]["lift"]["targets"] == 0.5
-    assert summary["lift_vs_base"]["d"]["lift"]["targets"] == 1.0
+    assert summary.lift["d"].lift["targets"] == 0.5
+    assert summary.lift_vs_base["d"].lift["targets"] == 1.0
     first = RoundRecord(round=1, stages=record.stages)
-    assert round_summary(first, model="m", base_heldout=tmp_path / "base")["lift_vs_base"] is None
+    assert round_summary(first, model="m", base_heldout=tmp_path / "base").lift_vs_base is None

@@ -1,36 +1,41 @@
 """The run report links each round's evaluation and shows bad cases with the model's output."""
 
+from tomflywheel.artifacts import RoundSummary
 from tomflywheel.report import lift_rows, write_run_report
 
 
 def _round(exp_dir):
-    return {
-        "round": 1,
-        "exp_dir": str(exp_dir),
-        "accuracy": {
-            "hitom": {
-                "overall": {"accuracy": 0.05, "ci95": [0.01, 0.2], "n": 20, "chance": 1 / 15},
-                "groups": {},
-            }
-        },
-        "bad_cases": {
-            "reality_bias": [
-                {
-                    "dataset": "tomi",
-                    "sample_id": "tomi-1",
-                    "question": "Where will Sophia look for the grapes?",
-                    "gold": ["purple_container"],
-                    "output": "The grapes is in the yellow_trunk.",
-                    "evidence": "where the grapes really are",
+    return RoundSummary.model_validate(
+        {
+            "round": 1,
+            "exp_dir": str(exp_dir),
+            "model": "m",
+            "accuracy": {
+                "hitom": {
+                    "task": "hitom",
+                    "overall": {"accuracy": 0.05, "ci95": [0.01, 0.2], "n": 20, "chance": 1 / 15},
+                    "groups": {},
                 }
-            ]
-        },
-        "error_profile": {},
-        "candidates": {"total": 0},
-        "filter": {},
-        "requests": 0,
-        "seconds": {},
-    }
+            },
+            "bad_cases": {
+                "reality_bias": [
+                    {
+                        "dataset": "tomi",
+                        "sample_id": "tomi-1",
+                        "question": "Where will Sophia look for the grapes?",
+                        "gold": ["purple_container"],
+                        "output": "The grapes is in the yellow_trunk.",
+                        "evidence": "where the grapes really are",
+                    }
+                ]
+            },
+            "error_profile": {},
+            "candidates": {"total": 0},
+            "filter": {},
+            "requests": 0,
+            "seconds": {},
+        }
+    )
 
 
 def test_run_report_links_rounds_and_shows_bad_cases_and_chance(tmp_path):
@@ -54,14 +59,21 @@ def _lift(before: float, after: float, paired: bool = True) -> dict:
         "shortcut_warning": None,
     }
     if paired:
-        entry["paired"] = {p: {"low": -0.05, "high": 0.45} for p in ("all", "targets", "controls")}
+        paired = {
+            "n": 10, "clusters": 10, "gained": 1, "lost": 0, "lift": 0.1,
+            "low": -0.05, "high": 0.45, "design_effect": 1.0,
+        }  # fmt: skip
+        entry["paired"] = {p: paired for p in ("all", "targets", "controls")}
     return {"tomi": entry}
 
 
 def test_lift_rows_give_each_round_against_the_previous_and_the_base():
     rounds = [
-        {"round": 1, "lift": _lift(0.4, 0.5, paired=False), "lift_vs_base": None},
-        {"round": 2, "lift": _lift(0.5, 0.6), "lift_vs_base": _lift(0.4, 0.6)},
+        RoundSummary.model_validate(r)
+        for r in (
+            {"round": 1, "model": "m", "lift": _lift(0.4, 0.5, paired=False)},
+            {"round": 2, "model": "m", "lift": _lift(0.5, 0.6), "lift_vs_base": _lift(0.4, 0.6)},
+        )
     ]
     rows = lift_rows(rounds)
     assert [(r[0], r[2]) for r in rows if r[1] == "tomi"] == [

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from tomflywheel.artifacts import AdmissionAudit, RoundSummary
 from tomflywheel.report import admission_audit_text
 
 
@@ -14,7 +15,7 @@ def test_the_line_names_what_balancing_dropped_by_family_and_heuristic():
             "dropped": {"a": "kosinski: named_last", "b": "kosinski: named_last", "c": "tomi: a"},
         },
     }
-    assert admission_audit_text(audit) == (
+    assert admission_audit_text(AdmissionAudit.model_validate(audit)) == (
         "3 families, no shortcut above chance; balancing added 2 complements, dropped 3 "
         "(kosinski: named_last 2, tomi: a 1)"
     )
@@ -25,7 +26,7 @@ def test_a_flagged_set_without_balancing_says_so():
         "admitted": {"families": {"first_order": 5}, "flagged": ["first_order: named_last"]},
         "this_round": {"flagged_before": [], "complements": [], "dropped": {}},
     }
-    assert admission_audit_text(audit) == (
+    assert admission_audit_text(AdmissionAudit.model_validate(audit)) == (
         "1 family, 1 shortcut(s) above chance (first_order: named_last)"
     )
     assert admission_audit_text(None) == "no admission audit"
@@ -42,5 +43,7 @@ def test_the_run_report_says_what_each_drop_was_against():
             "dropped": {f"k{i}": "false_belief: named_last" for i in range(40)},
         },
     }
-    html = audit_section([{"round": 1, "admission_audit": audit}])
+    html = audit_section(
+        [RoundSummary.model_validate({"round": 1, "model": "m", "admission_audit": audit})]
+    )
     assert "<td>40 (false_belief: named_last 40)</td>" in html

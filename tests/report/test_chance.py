@@ -9,6 +9,7 @@ from pathlib import Path
 from rich.console import Console
 from typer.testing import CliRunner
 
+from tomflywheel.artifacts import RoundSummary
 from tomflywheel.cli import app
 from tomflywheel.cli._flywheel import rounds_table
 from tomflywheel.report import accuracy_cell, metric_rows, metrics_table, summarize, to_csv
@@ -36,7 +37,9 @@ def test_the_cell_names_chance_only_where_there_is_one():
 
 def test_the_eval_and_flywheel_tables_show_chance():
     assert "43.8 (chance 50.0)" in _text(metrics_table([_metrics(0.5)]))
-    rounds = [{"round": 1, "accuracy": {"hitom_synth": {"overall": _metrics(0.0667)["overall"]}}}]
+    overall = _metrics(0.0667)["overall"]
+    accuracy = {"hitom_synth": {"task": "hitom_synth", "overall": overall}}
+    rounds = [RoundSummary.model_validate({"round": 1, "model": "m", "accuracy": accuracy})]
     assert "43.8 (chance 6.7)" in _text(rounds_table(rounds))
     assert "chance" not in _text(metrics_table([_metrics(None)]))
 

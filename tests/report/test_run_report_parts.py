@@ -6,8 +6,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from tomflywheel.artifacts import RoundSummary
 from tomflywheel.report import write_run_report
 from tomflywheel.schema import Answer, Sample
+
+TRAINED = {"model_dir": "m", "weights_sha256": "0" * 64, "base": "b", "data": "d.jsonl"}
+"""What every trained round records beside the figures a test looks at."""
 
 
 def _sample(i: int, question_type: str) -> Sample:
@@ -27,9 +31,11 @@ def _sample(i: int, question_type: str) -> Sample:
 def _round(exp_dir: Path, evidence: str) -> dict:
     return {
         "round": 1,
+        "model": "m",
         "exp_dir": str(exp_dir),
         "accuracy": {
             "tomi_synth": {
+                "task": "tomi_synth",
                 "overall": {"accuracy": 0.4375, "ci95": [0.2, 0.7], "n": 16, "chance": 0.5},
                 "groups": {},
             }
@@ -82,7 +88,8 @@ def _write(tmp_path: Path, evidence: str) -> str:
     (train_dir / "train.jsonl").write_text(
         "".join(s.model_dump_json() + "\n" for s in samples), encoding="utf-8"
     )
-    return write_run_report(run_dir, [_round(exp_dir, evidence)], "train", train_dir).read_text()
+    summary = RoundSummary.model_validate(_round(exp_dir, evidence))
+    return write_run_report(run_dir, [summary], "train", train_dir).read_text()
 
 
 def test_the_report_has_a_chance_legend_and_the_plan_as_items(tmp_path):
@@ -120,7 +127,7 @@ def test_a_cut_last_admitted_line_is_skipped_not_fatal(tmp_path):
     assert "(1 admitted samples in" in html
 
 
-def _trained_round(number: int, trained: dict, exp_dir: Path) -> dict:
+def _trained_round(number: int, trained: dict, exp_dir: Path) -> RoundSummary:
     part = {"accuracy": 0.5, "n": 4, "ci95": [0.2, 0.8]}
     lift = {
         "before": {"all": part, "targets": part, "controls": part},
@@ -129,7 +136,14 @@ def _trained_round(number: int, trained: dict, exp_dir: Path) -> dict:
         "shortcut_warning": None,
     }
     summary = _round(exp_dir, "where the ball really is")
-    return {**summary, "round": number, "trained": trained, "lift": {"tomi_heldout": lift}}
+    return RoundSummary.model_validate(
+        {
+            **summary,
+            "round": number,
+            "trained": {**TRAINED, **trained},
+            "lift": {"tomi_heldout": lift},
+        }
+    )
 
 
 def test_the_trained_table_names_the_method_and_a_grpo_rounds_rewards(tmp_path):
@@ -161,8 +175,8 @@ def test_the_trained_table_gives_the_lowest_validation_loss_and_where_the_weight
     tmp_path,
 ):
     common = {"samples": 8, "steps": 6, "first_loss": 1.5, "last_loss": 1.25, "seconds": 3.0}
-    stopped = {"losses": [[2, 0.75], [4, 0.5], [6, 0.625]], "weights_from_step": 4}
-    kept_last = {"losses": [[3, 0.75], [6, 0.5]], "weights_from_step": 7}
+    stopped = {"samples": 4, "losses": [[2, 0.75], [4, 0.5], [6, 0.625]], "weights_from_step": 4}
+    kept_last = {"samples": 4, "losses": [[3, 0.75], [6, 0.5]], "weights_from_step": 7}
     rounds = [
         _trained_round(1, {"served_name": "m-r1", **common}, tmp_path / "e1"),
         _trained_round(

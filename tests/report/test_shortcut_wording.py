@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+from tomflywheel.artifacts import AnswerAudit
 from tomflywheel.report import shortcut_summary, shortcut_text
 
 
-def _shortcuts(accuracy: float) -> dict:
-    return {
-        "best_explained_by": "true_location",
-        "agreement": {"true_location": {"n": 16, "accuracy": accuracy}},
-        "reality_bias": {"n": 8, "correct": 2, "accuracy": 0.25},
-    }
+def _shortcuts(accuracy: float) -> AnswerAudit:
+    return AnswerAudit.model_validate(
+        {
+            "best_explained_by": "true_location",
+            "agreement": {"true_location": {"n": 16, "accuracy": accuracy}},
+            "reality_bias": {"n": 8, "correct": 2, "accuracy": 0.25},
+        }
+    )
 
 
 def test_a_heuristic_that_agrees_is_named_with_its_share():

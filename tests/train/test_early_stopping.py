@@ -91,6 +91,8 @@ def test_training_stops_when_the_validation_loss_stops_falling(stopped):
     assert len(losses) - 1 - best == SETTINGS.early_stopping  # patience spent, then stopped
     assert len(result.losses) == result.steps
     assert not (result.output_dir.parent / "model.checkpoints").exists()
+    # the result carries the same record, typed, for the flywheel's train stage
+    assert result.validation is not None and result.validation.as_json() == validation
 
 
 def test_the_saved_weights_are_the_lowest_validation_losss(stopped, candidate_model, tmp_path):

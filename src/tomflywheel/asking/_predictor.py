@@ -14,11 +14,11 @@ from tomflywheel.asking._scoring import (
     unscorable_prediction,
 )
 from tomflywheel.asking._shuffle import shown_options
-from tomflywheel.asking._task import TaskSpec
 from tomflywheel.config import EvalSettings
 from tomflywheel.errors import LLMRequestError
 from tomflywheel.llm import ContentClient, ContinuationScore, score_pairs
 from tomflywheel.schema import Answer, Prediction, QAKind, Sample
+from tomflywheel.tasks import TaskSpec
 
 Work = tuple[Sample, int]
 """One request's subject: a sample and its trial number."""

@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tomflywheel.asking._shuffle import ShuffledOptions, format_options, shown_options
-from tomflywheel.asking._task import TaskSpec
 from tomflywheel.config import EvalSettings
 from tomflywheel.schema import QAKind, Sample
+from tomflywheel.tasks import TaskSpec
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,11 +13,11 @@ from typing import Any
 
 from tomflywheel.asking._prompts import render_logprob_context
 from tomflywheel.asking._shuffle import ShuffledOptions, shuffle_options
-from tomflywheel.asking._task import TaskSpec
 from tomflywheel.config import EvalSettings
 from tomflywheel.errors import LLMRequestError
 from tomflywheel.llm import ContinuationScore, ScoringPair
 from tomflywheel.schema import Prediction, Sample
+from tomflywheel.tasks import TaskSpec
 
 
 @dataclass(frozen=True)

@@ -216,6 +216,7 @@ def export_command(
         f"[bold]{summary.samples}[/bold] samples written to "
         f"[bold]{escape(str(summary.path))}[/bold]"
         + (f"; card {escape(str(summary.card))}" if summary.card else "; no card beside the file")
+        + (f"; label changes {escape(str(summary.changes))}" if summary.changes else "")
     )
 
 

@@ -9,7 +9,15 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from tomflywheel.cli._common import ConfigOption, ExecutorOption, load, out, progress, status
+from tomflywheel.cli._common import (
+    ConfigOption,
+    ExecutorOption,
+    load,
+    out,
+    progress,
+    status,
+    with_flags,
+)
 from tomflywheel.config import DEFAULT_CONFIG
 
 if TYPE_CHECKING:
@@ -204,7 +212,8 @@ def filter_command(
         str | None,
         typer.Option(
             help="World-engine rule profile labels are verified under: auto (each benchmark's "
-            "own), default, tomi, hitom, tgtom (default: filter.answer_profile)."
+            "own; labels a convention decides are kept as given), or default, tomi, hitom, "
+            "tgtom, which also resolves those to its rules (default: filter.answer_profile)."
         ),
     ] = None,
     balance: Annotated[
@@ -235,33 +244,24 @@ def filter_command(
 ) -> None:
     """Check, verify, deduplicate, repair and admit training data; resumable, never twice."""
     # Each stage (and openai under it) loads when a command runs, not at start-up (issue 29).
-    from tomflywheel.filter import run_filter
+    from tomflywheel.filter import FilterRun, run_filter
 
     settings = load(config, executor)
-    filter_settings = settings.filter
-    if profile is not None:
-        filter_settings = filter_settings.model_copy(update={"answer_profile": profile})
-    if balance is not None:
-        audit = filter_settings.audit.model_copy(update={"enforce": balance})
-        filter_settings = filter_settings.model_copy(update={"audit": audit})
-    if admit_unverified is not None:
-        label_settings = filter_settings.label.model_copy(
-            update={"admit_unverified": admit_unverified}
-        )
-        filter_settings = filter_settings.model_copy(update={"label": label_settings})
-    label = name or input_path.stem
-    with progress(f"filter {label}") as update:
-        summary = run_filter(
-            settings,
-            input_path=input_path,
-            name=name,
-            use_llm=not no_llm,
-            repair_attempts=repair,
-            filter_settings=filter_settings,
-            train_dir=train_dir,
-            eval_dir=eval_dir,
-            on_progress=update,
-            on_status=status,
-            allow_license_override=allow_license_override,
-        )
+    flags = {
+        "answer_profile": profile,
+        "audit": {"enforce": balance},
+        "label": {"admit_unverified": admit_unverified},
+    }
+    run = FilterRun(
+        settings=settings.model_copy(update={"filter": with_flags(settings.filter, flags)}),
+        input_path=input_path,
+        name=name,
+        use_llm=not no_llm,
+        repair_attempts=repair,
+        train_dir=train_dir,
+        eval_dir=eval_dir,
+        allow_license_override=allow_license_override,
+    )
+    with progress(f"filter {run.set_name}") as update:
+        summary = run_filter(run, on_progress=update, on_status=status)
     print_filter_summary(summary)

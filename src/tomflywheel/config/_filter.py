@@ -110,9 +110,10 @@ class LabelSettings(_Strict):
     story the world engine cannot read, though nothing verified their label; false rejects
     them as ``label_unverified``."""
     contradicted: Literal["repair", "drop"] = "repair"
-    """A gold the world engine contradicts: ``repair`` relabels it with the engine's answer
-    (recorded in ``meta.label_repair``: old and new label, why, profile; the story is never
-    touched), ``drop`` rejects it (``label_contradicted`` / ``label_convention``)."""
+    """A gold no rule profile gives (an error), or a convention-dependent one the profile named
+    explicitly does not give (never under ``auto``): ``repair`` relabels it with the engine's
+    answer (recorded in ``meta.label_repair``: old and new label, why, profile, kind; the story
+    is never touched), ``drop`` rejects it (``label_contradicted`` / ``label_convention``)."""
 
 
 class RepairSettings(_Strict):

@@ -7,12 +7,12 @@ pinned source table), ``list_datasets`` / ``list_importers`` / ``importer_info``
 dataset and importer is and takes), ``load_mapping`` (check a generic-importer mapping),
 ``IMPORTERS`` and ``TASKS`` (the registries), ``is_sentences_file`` / ``import_sentences``
 (a raw BabyLM-style sentences file read directly), ``export_dataset`` (a dataset as a
-Hugging Face folder or Parquet, its card along), ``TaskSpec``, ``get_task`` and
-``task_for_sample``.
+Hugging Face folder or Parquet, its card along), ``LICENSES`` / ``license_of`` /
+``training_forbidden`` (each benchmark's licence and training terms), ``TaskSpec``,
+``get_task`` and ``task_for_sample``.
 """
 
 # Built-in importers: each module registers its importer(s) and task spec(s) on import.
-from tomflywheel.asking import PromptKind, TaskSpec
 from tomflywheel.datasets import (  # noqa: F401
     _adv_csfb,
     _bigtom,
@@ -32,7 +32,14 @@ from tomflywheel.datasets import (  # noqa: F401
     _tombench,
     _tomi,
 )
-from tomflywheel.datasets._export import ExportFormat, ExportSummary, export_dataset, export_row
+from tomflywheel.datasets._export import (
+    CHANGES_DIR,
+    TRAIN_ONLY,
+    ExportFormat,
+    ExportSummary,
+    export_dataset,
+    export_row,
+)
 from tomflywheel.datasets._fetch import (
     ENV_FETCH_BASE_URL,
     FetchedFile,
@@ -55,6 +62,13 @@ from tomflywheel.datasets._import import (
     list_importers,
     load_benchmark,
 )
+from tomflywheel.datasets._licenses import (
+    GENERATED_SUFFIX,
+    LICENSES,
+    License,
+    license_of,
+    training_forbidden,
+)
 from tomflywheel.datasets._mapping import Mapping, load_mapping
 from tomflywheel.datasets._registry import IMPORTERS, Importer
 from tomflywheel.datasets._sentences import import_sentences, is_sentences_file
@@ -68,13 +82,18 @@ from tomflywheel.datasets._sources import (
 )
 from tomflywheel.datasets._splits import load_all_splits
 from tomflywheel.datasets._task import TASKS, get_task, register_task, task_for_sample
+from tomflywheel.tasks import PromptKind, TaskSpec
 
 __all__ = [
+    "CHANGES_DIR",
     "DEFAULT_DATASETS_DIR",
     "ENV_FETCH_BASE_URL",
+    "GENERATED_SUFFIX",
     "IMPORTERS",
+    "LICENSES",
     "SOURCES",
     "TASKS",
+    "TRAIN_ONLY",
     "UNPINNED",
     "DatasetInfo",
     "ExportFormat",
@@ -85,6 +104,7 @@ __all__ = [
     "ImportSummary",
     "Importer",
     "ImporterInfo",
+    "License",
     "Mapping",
     "OptionInfo",
     "PinnedFile",
@@ -104,6 +124,7 @@ __all__ = [
     "importer_info",
     "is_fetched",
     "is_sentences_file",
+    "license_of",
     "list_datasets",
     "list_importers",
     "load_all_splits",
@@ -111,4 +132,5 @@ __all__ = [
     "load_mapping",
     "register_task",
     "task_for_sample",
+    "training_forbidden",
 ]

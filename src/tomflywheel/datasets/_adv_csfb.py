@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 from tomflywheel._io import iter_jsonl
-from tomflywheel.asking import TaskSpec
 from tomflywheel.datasets._common import (
     Loc,
     choice,
@@ -29,6 +28,7 @@ from tomflywheel.datasets._registry import IMPORTERS
 from tomflywheel.datasets._task import register_task
 from tomflywheel.errors import DataError
 from tomflywheel.schema import Sample
+from tomflywheel.tasks import TaskSpec
 
 register_task(
     TaskSpec(

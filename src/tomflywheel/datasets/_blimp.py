@@ -11,12 +11,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from tomflywheel._io import iter_jsonl
-from tomflywheel.asking import TaskSpec
 from tomflywheel.datasets._common import Loc, slug, text
 from tomflywheel.datasets._registry import IMPORTERS
 from tomflywheel.datasets._sentences import jsonl_files, sentence_sample
 from tomflywheel.datasets._task import register_task
 from tomflywheel.schema import Sample
+from tomflywheel.tasks import TaskSpec
 
 register_task(
     TaskSpec(

@@ -4,13 +4,18 @@ Columns: ``id``, ``story``, ``question``, ``correct_answers``, ``wrong_answers``
 ``split``, ``question_type`` and ``meta`` (the whole ``meta`` as a JSON string: its values vary
 by dataset and Arrow needs one type per column, so nothing is lost or coerced). A dataset card
 (``README.md``) beside the file that lists it, as the filter writes one beside every admitted
-training set, is copied along.
+training set, is copied along, without the lines about files only the training folder holds
+(between the :data:`TRAIN_ONLY` markers); so is the list of the labels the filter changed
+(``label_changes/<name>.jsonl``), which the card points to. What is written gets the usual
+permissions (``0o666`` / ``0o777`` less the umask), not a temporary file's private ones.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
+import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +27,13 @@ from tomflywheel.schema import Sample, read_samples
 
 ExportFormat = Literal["hf", "parquet"]
 CARD_NAME = "README.md"
+CHANGES_DIR = "label_changes"
+"""The folder, beside admitted data and in its export, of the files listing changed labels."""
+TRAIN_ONLY = ("<!-- training folder only -->", "<!-- /training folder only -->")
+"""The markers around a card's lines about files an export does not carry (rejects, verdicts)."""
+_TRAIN_ONLY_BLOCK = re.compile(
+    re.escape(TRAIN_ONLY[0]) + r".*?" + re.escape(TRAIN_ONLY[1]) + r"\n?", re.S
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +45,8 @@ class ExportSummary:
     """The dataset folder (``hf``) or the Parquet file."""
     card: Path | None
     """The copied dataset card, when the source had one."""
+    changes: Path | None = None
+    """The copied list of changed labels, when the source has one."""
 
 
 def export_row(sample: Sample) -> dict[str, Any]:
@@ -78,6 +92,7 @@ def export_dataset(source: Path, *, fmt: ExportFormat, to: Path) -> ExportSummar
         with tempfile.TemporaryDirectory(dir=to.parent, prefix=f".{to.name}.") as tmp:
             built = Path(tmp) / "dataset"
             dataset.save_to_disk(str(built))
+            _public(built)
             if to.exists():
                 to.rmdir()  # empty (checked above)
             os.replace(built, to)
@@ -89,11 +104,29 @@ def export_dataset(source: Path, *, fmt: ExportFormat, to: Path) -> ExportSummar
             partial = Path(tmp.name)
         try:
             dataset.to_parquet(str(partial))
+            _public(partial)
             os.replace(partial, path)
         finally:
             partial.unlink(missing_ok=True)
     card = _copy_card(source, to, path.name if fmt == "parquet" else "data-*.arrow")
-    return ExportSummary(samples=len(rows), path=path, card=card)
+    return ExportSummary(samples=len(rows), path=path, card=card, changes=_copy_changes(source, to))
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def _public(path: Path) -> None:
+    """Give a temporary file or folder (and what it holds) the permissions of a new one."""
+    mask = _umask()
+    if path.is_dir():
+        for inner in path.rglob("*"):
+            inner.chmod((0o777 if inner.is_dir() else 0o666) & ~mask)
+        path.chmod(0o777 & ~mask)
+    else:
+        path.chmod(0o666 & ~mask)
 
 
 def _as_dataset(rows: list[dict[str, Any]]) -> Any:
@@ -126,5 +159,24 @@ def _copy_card(source: Path, to: Path, data_files: str) -> Path | None:
     if not card.is_file() or listed not in (text := card.read_text("utf-8")):
         return None
     target = to / CARD_NAME
-    atomic_write_text(target, text.replace(listed, f"data_files: {data_files}\n"))
+    text = _TRAIN_ONLY_BLOCK.sub("", text.replace(listed, f"data_files: {data_files}\n"))
+    atomic_write_text(target, text)
+    return target
+
+
+def _copy_changes(source: Path, to: Path) -> Path | None:
+    """Copy ``label_changes/<stem>.jsonl`` from beside ``source``, at the same relative path."""
+    changes = source.parent / CHANGES_DIR / f"{source.stem}.jsonl"
+    if not changes.is_file():
+        return None
+    target = to / CHANGES_DIR / changes.name
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.NamedTemporaryFile(dir=target.parent, prefix=".", delete=False) as tmp:
+        partial = Path(tmp.name)
+    try:
+        shutil.copyfile(changes, partial)
+        _public(partial)
+        os.replace(partial, target)
+    finally:
+        partial.unlink(missing_ok=True)
     return target

@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any, Literal
 
 from tomflywheel._io import decode_utf8
-from tomflywheel.asking import TaskSpec
 from tomflywheel.datasets._common import (
     Loc,
     choice,
@@ -34,6 +33,7 @@ from tomflywheel.datasets._registry import IMPORTERS
 from tomflywheel.datasets._task import register_task
 from tomflywheel.errors import DataError, PathError
 from tomflywheel.schema import Sample
+from tomflywheel.tasks import TaskSpec
 
 logger = logging.getLogger(__name__)
 

@@ -7,12 +7,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal
 
-from tomflywheel.asking import TaskSpec
 from tomflywheel.datasets._common import Loc, find_source, get, make_sample, read_json, text
 from tomflywheel.datasets._registry import IMPORTERS
 from tomflywheel.datasets._task import register_task
 from tomflywheel.errors import DataError
 from tomflywheel.schema import Sample
+from tomflywheel.tasks import TaskSpec
 
 NOTE = (
     "Note: You should assume the following. (1) An agent witnesses everything and every "

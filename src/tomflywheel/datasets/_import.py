@@ -21,7 +21,7 @@ from pydantic import TypeAdapter, ValidationError
 from tomflywheel._io import write_jsonl_atomic
 from tomflywheel.datasets._common import slug
 from tomflywheel.datasets._registry import IMPORTERS, Importer
-from tomflywheel.datasets._sources import default_fetch_dir, is_fetched
+from tomflywheel.datasets._sources import default_fetch_dir, is_fetched, provenance
 from tomflywheel.datasets._task import TASKS, TaskSpec, get_task, task_for_sample
 from tomflywheel.errors import ConfigError, DataError
 from tomflywheel.schema import Sample
@@ -260,7 +260,12 @@ def _run(name: str, source: Path, options: dict[str, Any]) -> tuple[list[Sample]
     checked = _checked_options(name, factory, options)
     samples = list(factory(Path(source), **checked))
     _check_samples(samples, Path(source))
-    return samples, checked
+    return _with_provenance(samples, provenance(name, Path(source))), checked
+
+
+def _with_provenance(samples: list[Sample], origin: str) -> list[Sample]:
+    """Each sample with ``meta.provenance``: where its files came from (the card cites it)."""
+    return [s.model_copy(update={"meta": {**s.meta, "provenance": origin}}) for s in samples]
 
 
 def load_benchmark(name: str, source: Path, **options: Any) -> list[Sample]:

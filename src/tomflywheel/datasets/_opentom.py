@@ -19,12 +19,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from tomflywheel.asking import TaskSpec
 from tomflywheel.datasets._common import Loc, get, make_sample, read_json, text
 from tomflywheel.datasets._registry import IMPORTERS
 from tomflywheel.datasets._task import register_task
 from tomflywheel.errors import DataError, PathError
 from tomflywheel.schema import Sample
+from tomflywheel.tasks import TaskSpec
 
 logger = logging.getLogger(__name__)
 

@@ -7,12 +7,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from tomflywheel._io import iter_jsonl, utf8_errors
-from tomflywheel.asking import TaskSpec
 from tomflywheel.datasets._common import Loc, find_source, make_sample, text
 from tomflywheel.datasets._registry import IMPORTERS
 from tomflywheel.datasets._task import register_task
 from tomflywheel.errors import DataError
 from tomflywheel.schema import Sample
+from tomflywheel.tasks import TaskSpec
 
 register_task(
     TaskSpec(

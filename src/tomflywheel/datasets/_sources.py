@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
 
+from tomflywheel._io import sha256_file
 from tomflywheel.config import cache_root
 
 _RAW = "https://raw.githubusercontent.com"
@@ -608,3 +609,38 @@ def is_fetched(name: str, folder: Path) -> bool | None:
         if not path.is_file() or (pinned.size is not None and path.stat().st_size != pinned.size):
             return False
     return True
+
+
+_SEARCH_DEPTH = 4
+"""How deep under an import's folder the release files are looked for (ToMi's release folder may
+sit two levels below the folder given, BigToM's condition files three)."""
+
+
+def _release_files(source: Path, names: set[str]) -> list[Path]:
+    """The files under ``source`` (or ``source`` itself) named as a pinned file is, sorted."""
+    if source.is_file():
+        return [source] if source.name in names else []
+    found = []
+    for path in sorted(source.rglob("*")):
+        depth = len(path.relative_to(source).parts)
+        if depth <= _SEARCH_DEPTH and path.name in names and path.is_file():
+            found.append(path)
+    return found
+
+
+def provenance(name: str, source: Path) -> str:
+    """Where an import's files came from, for ``meta.provenance`` and the dataset card.
+
+    The files under ``source`` named as one of the benchmark's pinned files are hashed: when each
+    has a pinned sha256, the data is the pinned release (fetched or copied by hand), and the
+    line names its origin; otherwise the files are the user's own copy, and the line says so.
+    """
+    pinned = SOURCES.get(name)
+    if pinned is None:
+        return "local files (no pinned release to compare with)"
+    files = pinned.pinned()
+    found = _release_files(Path(source), {Path(f.path).name for f in files})
+    hashes = {f.sha256 for f in files}
+    if found and all(sha256_file(path) in hashes for path in found):
+        return f"the pinned release, {pinned.origin} (sha256 of every file checked)"
+    return f"local files that are not the pinned release ({pinned.origin})"

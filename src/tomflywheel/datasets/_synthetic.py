@@ -5,10 +5,10 @@ They evaluate and train exactly like the benchmarks they imitate.
 
 from __future__ import annotations
 
-from tomflywheel.asking import TaskSpec
 from tomflywheel.datasets._hitom import NOTE as HITOM_NOTE
 from tomflywheel.datasets._task import register_task
 from tomflywheel.datasets._tgtom import RULES as TGTOM_RULES
+from tomflywheel.tasks import TaskSpec
 
 register_task(
     TaskSpec(

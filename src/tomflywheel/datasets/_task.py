@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from tomflywheel._registry import Registry
-from tomflywheel.asking import JUDGES, TaskSpec
+from tomflywheel.asking import JUDGES
 from tomflywheel.errors import ConfigError
 from tomflywheel.schema import QAKind, Sample
+from tomflywheel.tasks import TaskSpec
 
 TASKS: Registry = Registry("dataset")
 """Task specs by name; each importer module registers the spec of what it imports."""

@@ -18,12 +18,12 @@ from pathlib import Path
 from typing import Any
 
 from tomflywheel._io import iter_jsonl
-from tomflywheel.asking import TaskSpec
 from tomflywheel.datasets._common import Loc, get, make_sample, text, text_list
 from tomflywheel.datasets._registry import IMPORTERS
 from tomflywheel.datasets._task import register_task
 from tomflywheel.errors import DataError, PathError
 from tomflywheel.schema import Sample
+from tomflywheel.tasks import TaskSpec
 from tomflywheel.world import ANSWER_FORMATS
 
 RULES = (

@@ -9,12 +9,12 @@ from pathlib import Path
 from typing import Any, Literal
 
 from tomflywheel._io import iter_jsonl
-from tomflywheel.asking import TaskSpec
 from tomflywheel.datasets._common import Loc, make_sample, slug, text
 from tomflywheel.datasets._registry import IMPORTERS
 from tomflywheel.datasets._task import register_task
 from tomflywheel.errors import DataError
 from tomflywheel.schema import Sample
+from tomflywheel.tasks import TaskSpec
 
 register_task(
     TaskSpec(

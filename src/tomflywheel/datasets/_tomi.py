@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any, Literal
 
 from tomflywheel._io import utf8_errors
-from tomflywheel.asking import TaskSpec
 from tomflywheel.datasets._common import (
     Loc,
     choice,
@@ -22,6 +21,7 @@ from tomflywheel.datasets._registry import IMPORTERS
 from tomflywheel.datasets._task import register_task
 from tomflywheel.errors import DataError, PathError
 from tomflywheel.schema import Sample
+from tomflywheel.tasks import TaskSpec
 
 QUESTION_TYPES = (
     "memory",

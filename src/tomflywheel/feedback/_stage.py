@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from tomflywheel._io import atomic_write_json, write_jsonl_atomic
-from tomflywheel.artifacts import Experiment, load_saved_datasets
+from tomflywheel.artifacts import Experiment, FeedbackFolder, load_saved_datasets
 from tomflywheel.audit import surface_profile
 from tomflywheel.cluster import ray_session
 from tomflywheel.config import LLMSettings, Settings
@@ -33,7 +33,7 @@ from tomflywheel.feedback._surface import surface_of
 from tomflywheel.feedback._synthesize import synthesize
 from tomflywheel.feedback._synthesize_ray import synthesize_on_ray
 from tomflywheel.llm import ContentClient, StructureClient, llm_endpoint
-from tomflywheel.progress import ProgressFactory
+from tomflywheel.progress import ProgressFactory, no_progress
 from tomflywheel.schema import Diagnosis, Sample
 
 
@@ -55,8 +55,8 @@ class FeedbackSummary:
 
 
 def feedback_dir(exp_dir: Path) -> Path:
-    """``<exp>/feedback``."""
-    return Path(exp_dir) / "feedback"
+    """``<exp>/feedback`` (:class:`~tomflywheel.artifacts.FeedbackFolder`)."""
+    return FeedbackFolder.of(exp_dir).root
 
 
 def run_feedback(
@@ -79,7 +79,7 @@ def run_feedback(
     config = settings.feedback
     cases = mine_bad_cases(exp_dir, unsure_margin=config.unsure_margin)
     summary.cases = dict(sorted(Counter(c.reason for c in cases).items()))
-    diagnoses_path = folder / "diagnoses.jsonl"
+    diagnoses_path = FeedbackFolder(folder).diagnoses
     done = {(d.dataset, d.sample_id, d.trial) for d in read_diagnoses(diagnoses_path)}
     pending = [c for c in cases if c.key not in done] if diagnose else []
     plans = plan_diagnoses(pending, config, llm_available=True)
@@ -116,19 +116,20 @@ async def _with_llm(
     structure = StructureClient.from_settings(client) if client is not None else None
     try:
         folder = summary.folder
+        files = FeedbackFolder(folder)
         if plans:
             summary.diagnosed_now = await _diagnose(plans, folder, structure, progress)
         keys = {c.key for c in cases}
         diagnoses = [
-            d
-            for d in read_diagnoses(folder / "diagnoses.jsonl")
-            if (d.dataset, d.sample_id, d.trial) in keys
+            d for d in read_diagnoses(files.diagnoses) if (d.dataset, d.sample_id, d.trial) in keys
         ]
         summary.profile = error_profile(diagnoses)
-        atomic_write_json(folder / "error_profile.json", summary.profile)
-        summary.files += [folder / "diagnoses.jsonl", folder / "error_profile.json"]
+        atomic_write_json(files.error_profile, summary.profile)
+        summary.files += [files.diagnoses, files.error_profile]
         if synthesize_candidates:
-            await _synthesize(settings, exp_dir, cases, diagnoses, client, structure, summary)
+            await _synthesize(
+                settings, exp_dir, cases, diagnoses, client, structure, summary, progress
+            )
     finally:
         if client is not None:
             summary.usage = client.stats.as_dict()
@@ -139,12 +140,12 @@ async def _diagnose(plans, folder, structure, progress) -> int:  # type: ignore[
     concurrency = structure.content.concurrency if structure else 1
     if progress is None:
         return await run_diagnoses(
-            plans, folder / "diagnoses.jsonl", structure=structure, concurrency=concurrency
+            plans, FeedbackFolder(folder).diagnoses, structure=structure, concurrency=concurrency
         )
     with progress("diagnose", skipped=0) as update:
         return await run_diagnoses(
             plans,
-            folder / "diagnoses.jsonl",
+            FeedbackFolder(folder).diagnoses,
             structure=structure,
             concurrency=concurrency,
             on_progress=update,
@@ -159,9 +160,10 @@ async def _synthesize(
     client: ContentClient | None,
     structure: StructureClient | None,
     summary: FeedbackSummary,
+    progress: ProgressFactory | None = None,
 ) -> None:
     config = settings.feedback
-    folder = summary.folder
+    files = FeedbackFolder(summary.folder)
     saved = load_saved_datasets(Experiment(Path(exp_dir)))
     tasks = {d.label: d.task.name for d in saved}
     profiles = {d.label: surface_profile(d.samples) for d in saved}
@@ -178,7 +180,7 @@ async def _synthesize(
         },
     )
     summary.plan = plan
-    atomic_write_json(folder / "plan.json", plan.model_dump(mode="json"))
+    atomic_write_json(files.plan, plan.model_dump(mode="json"))
     candidates: list[Sample]
     if config.adversarial and client is not None:
         candidates, report = await adversarial_select(
@@ -195,7 +197,8 @@ async def _synthesize(
     elif settings.executor == "ray":
         candidates = _synthesize_on_ray(settings, plan, summary)
     else:
-        candidates = synthesize(plan, with_rationale=config.rationale)
+        with (progress or no_progress)("synthesize", skipped=0) as update:
+            candidates = synthesize(plan, with_rationale=config.rationale, on_progress=update)
     if config.naturalize and client is not None:
         chosen = chosen_for_naturalization(candidates, config.naturalize_fraction, config.seed)
         natural, failures = await naturalize(
@@ -221,16 +224,12 @@ async def _synthesize(
     summary.candidates = dict(
         sorted(Counter(str(c.meta.get("origin")) for c in candidates).items())
     )
-    paths = (
-        folder / "candidates.jsonl",
-        folder / "candidates.chat.jsonl",
-        folder / "candidates.sharegpt.json",
-    )
+    paths = (files.candidates, files.candidates_chat, files.candidates_sharegpt)
     write_jsonl_atomic(paths[0], candidates)
     tasked = [(candidate, task_for_sample(candidate)) for candidate in candidates]
     export_chat_jsonl(tasked, paths[1], settings.eval, with_rationale=config.rationale)
     export_sharegpt(tasked, paths[2], settings.eval, with_rationale=config.rationale)
-    summary.files += [folder / "plan.json", *paths]
+    summary.files += [files.plan, *paths]
 
 
 def _synthesize_on_ray(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from itertools import groupby
 from typing import Any
 
@@ -87,12 +87,24 @@ def synthesize_block(
     ]
 
 
-def synthesize(plan: SynthesisPlan, *, with_rationale: bool = True) -> list[Sample]:
-    """Every plan item's first stories, whole, up to ``count`` samples (controls included)."""
+def synthesize(
+    plan: SynthesisPlan,
+    *,
+    with_rationale: bool = True,
+    on_progress: Callable[[int, int], None] | None = None,
+) -> list[Sample]:
+    """Every plan item's first stories, whole, up to ``count`` samples (controls included).
+
+    ``on_progress`` is called after each plan item with (samples asked so far, samples asked).
+    """
     out: list[Sample] = []
+    total, asked = sum(item.count for item in plan.items), 0
     for index, item in enumerate(plan.items):
         for sample in whole_stories(stream_item(item), item.count):
             out.append(finish(plan, item, index, sample, with_rationale=with_rationale))
+        asked += item.count
+        if on_progress is not None:
+            on_progress(asked, total)
     return out
 
 

@@ -3,17 +3,18 @@
 Checks (record, set and LLM phases), label verification through the world engine, a rubric
 judge, near-duplicate and contamination guards (MinHash LSH), repair by LLM rewrite, admission.
 
-Public API: ``run_filter`` (the stage, one call) and its ``FilterSummary``; ``FilterSettings``
-(every threshold); the ``CHECKS`` registry with ``REASONS`` (every reason code and whether it
-is repairable); ``CheckContext`` and ``read_candidates`` to run checks directly;
-``DuplicateIndex`` / ``ContaminationIndex`` (MinHash LSH) and ``write_manifest``.
+Public API: ``run_filter`` (the stage, one call) on a ``FilterRun`` (the settings and the
+run's own choices), and its ``FilterSummary``; ``FilterSettings`` (every threshold); the
+``CHECKS`` registry with ``REASONS`` (every reason code and whether it is repairable);
+``CheckContext`` and ``read_candidates`` to run checks directly; ``DuplicateIndex`` /
+``ContaminationIndex`` (MinHash LSH) and ``write_manifest``.
 """
 
 # The sub-packages, lowest first; each may import only the ones before it: ``records``
 # (candidates, evidence), ``dedup`` (MinHash, duplicate and contamination indexes), ``checks``
 # (the registry, record- and set-phase checks, label verification), ``llm`` (rubric, repair,
 # the LLM work runner) and ``admit`` (balance, train store, label table, manifest); the stage
-# itself (``_pipeline``, ``_static_ray``, ``_run``) sits above them all.
+# itself (``_options``, ``_pipeline``, ``_static_ray``, ``_run``) sits above them all.
 # Built-in checks register on import; within a phase they run in this order (record: schema
 # ... symbolic_label, engine_label; set: unique_id ... contamination; llm: ... rubric).
 # isort: off
@@ -31,6 +32,7 @@ from tomflywheel.config import (
     RubricSettings,
     SolveSettings,
 )
+from tomflywheel.filter._options import FilterRun
 from tomflywheel.filter._run import FilterSummary, config_hash, run_filter
 from tomflywheel.filter.admit import (
     STATUSES,
@@ -74,6 +76,7 @@ __all__ = [
     "DuplicateIndex",
     "Evidence",
     "Extraction",
+    "FilterRun",
     "FilterSettings",
     "FilterSummary",
     "JudgeCalibration",

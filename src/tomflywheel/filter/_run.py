@@ -7,15 +7,18 @@ import contextlib
 import hashlib
 import json
 import logging
+from collections import Counter
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from tomflywheel._gc import frozen_heap
 from tomflywheel.cluster import ray_session
 from tomflywheel.config import FilterSettings, LLMSettings, Settings, SolveSettings
+from tomflywheel.datasets import training_forbidden
 from tomflywheel.errors import DataError, UserInputError
+from tomflywheel.filter._options import FilterRun
 from tomflywheel.filter._pipeline import Decider, OrderedSink, decide_all, is_fatal
 from tomflywheel.filter._static_ray import static_on_ray
 from tomflywheel.filter.admit import (
@@ -27,6 +30,7 @@ from tomflywheel.filter.admit import (
     TrainStore,
     audit_only,
     balance,
+    changes_file,
     check_counts,
     judge_calibration,
     label_rows,
@@ -92,6 +96,11 @@ class FilterSummary:
     """The judge is the evaluated model: labels only it agrees with count as unverified."""
     solve: SolveSettings = field(default_factory=SolveSettings)
     """The judge's trials and calibration thresholds."""
+
+    @property
+    def changes_path(self) -> Path:
+        """The list of every admitted label the filter changed (written when there is one)."""
+        return self.admitted_path.parent / changes_file(self.name)
 
     @property
     def judge_calibration(self) -> JudgeCalibration | None:
@@ -163,11 +172,11 @@ def judge_of(settings: Settings) -> tuple[str, bool]:
     return settings.llm.model, True
 
 
-def config_hash(settings: Settings, filter_settings: FilterSettings, **extra: Any) -> str:
+def config_hash(settings: Settings, **extra: Any) -> str:
     """A hash of everything that decides verdicts: filter settings, judge model, eval prompts."""
     model, _ = judge_of(settings)
     data = {
-        "filter": filter_settings.model_dump(mode="json"),
+        "filter": settings.filter.model_dump(mode="json"),
         "model": model,
         "prompts": {
             "system": settings.eval.system_prompt,
@@ -234,18 +243,10 @@ def _static_results(
 
 
 def run_filter(
-    settings: Settings,
+    run: FilterRun,
     *,
-    input_path: Path,
-    name: str | None = None,
-    use_llm: bool = True,
-    repair_attempts: int | None = None,
-    filter_settings: FilterSettings | None = None,
-    train_dir: Path = Path("train_datasets"),
-    eval_dir: Path = Path("datasets"),
     on_progress: Callable[[int, int], None] | None = None,
     on_status: Callable[[str], None] | None = None,
-    allow_empty: bool = False,
 ) -> FilterSummary:
     """Check, verify, deduplicate, repair and admit the candidates of one JSONL file.
 
@@ -254,76 +255,101 @@ def run_filter(
     line-atomically in input order; ``manifest.json`` is rebuilt at the end.
 
     Args:
-        settings: The configuration (LLM server, judge model, evaluation prompts).
-        input_path: Normalized JSONL candidates (synthetic or an external set).
-        name: Training set name (default: the input's stem).
-        use_llm: Run the LLM checks and repairs (rubric, extraction, k-solve, rewrite).
-        repair_attempts: Rewrites per candidate (default: ``filter_settings.repair.attempts``).
-        filter_settings: Thresholds and switches (default: ``settings.filter``).
-        train_dir: Where admitted data, rejects, verdicts and the manifest go.
-        eval_dir: The evaluation sets the contamination guard protects.
+        run: The settings (``settings.filter``: thresholds and switches), the input, the
+            training set's name and folder, the guarded evaluation sets, and the run's choices
+            (LLM or not, rewrites per candidate, an empty input, a licence override).
         on_progress: Called with (decided, to decide) as candidates are decided.
         on_status: Called with one-line status messages.
-        allow_empty: Accept an input without records (a flywheel round that synthesized
-            nothing); a user's empty file is refused.
 
     Raises:
         DataError: The input (or a guarded evaluation file) cannot be read, or holds no
-            record (unless ``allow_empty``).
+            record (unless ``run.allow_empty``).
+        UserInputError: Candidates of a benchmark whose licence forbids training, without
+            ``run.allow_license_override`` (the message quotes the licence line).
         ConfigError: Unknown disabled check, bad name, or no usable LLM server configured.
         ServerError: The LLM server could not be started or reached.
     """
-    fs = filter_settings or settings.filter
+    fs = run.filter_settings
     _validate(fs)
-    input_path = Path(input_path)
-    repairs = fs.repair.attempts if repair_attempts is None else repair_attempts
-    chash = config_hash(settings, fs, use_llm=use_llm, repair_attempts=repairs)
-    with TrainStore(Path(train_dir), name or input_path.stem) as store:
-        summary = FilterSummary(
-            name=store.name,
-            input_path=input_path,
-            admitted_path=store.admitted_path,
-            rejected_path=store.rejected_path,
-            verdicts_path=store.verdicts_path,
-            manifest_path=store.manifest_path,
-            config_hash=chash,
-            used_llm=use_llm,
-            solve=fs.solve,
-        )
-        candidates = list(read_candidates(input_path))
-        if not candidates and not allow_empty:
-            raise DataError(input_path, None, None, "no records to filter (the file is empty)")
-        candidates = read_engine_labels(candidates, fs)
+    chash = config_hash(run.settings, use_llm=run.use_llm, repair_attempts=run.repairs)
+    with TrainStore(run.train_dir, run.set_name) as store:
+        summary = _new_summary(run, store, chash)
+        candidates = _read_input(run, on_status)
         summary.candidates = len(candidates)
-        summary.judge, summary.judge_is_evaluated = judge_of(settings)
         state = store.load()
-        context = _context(fs, use_llm, candidates, state, store, eval_dir, summary, on_status)
-        context = replace(
-            context,
-            judge=summary.judge,
-            judge_is_evaluated=summary.judge_is_evaluated,
-            calibration_ids=calibration_choice(candidates, fs.solve.calibration_items)
-            if use_llm and not summary.judge_is_evaluated
-            else frozenset(),
-        )
-        decider = Decider(context, repairs, chash, str(input_path))
-        statics = _static_results(settings, candidates, decider)
+        decider = _decider(run, candidates, state, store, summary, on_status)
+        statics = _static_results(run.settings, candidates, decider)
         pending = _pending(candidates, state, summary)
         logger.info("%s: %d candidates, %d to decide", store.name, len(candidates), len(pending))
         sink = OrderedSink([c.index for c in pending], lambda v: store.write(v, state), on_progress)
-        if decider.wants_llm([(c, statics[c.index]) for c in pending]):
-            with judge_endpoint(settings, on_status) as llm_settings:
-                summary.usage = asyncio.run(
-                    _decide_with_llm(decider, pending, statics, sink, llm_settings, settings, fs)
-                )
-        else:
-            asyncio.run(decide_all(decider, pending, statics, sink, llm=None))
+        summary.usage = _decide(run, decider, pending, statics, sink, on_status)
         summary.balance, changed = _admit_pending(store, state, decider, len(candidates), fs)
         decided = sink.decided_in_order()
         by_id = {verdict.sample_id: verdict for verdict in changed}
         summary.verdicts = [by_id.pop(v.sample_id, v) for v in decided] + list(by_id.values())
-    write_manifest(Path(train_dir), fs.solve)
+    write_manifest(run.train_dir, fs.solve)
     return summary
+
+
+def _new_summary(run: FilterRun, store: TrainStore, chash: str) -> FilterSummary:
+    """The summary of a run about to start: its files, its judge, nothing decided yet."""
+    judge, judge_is_evaluated = judge_of(run.settings)
+    return FilterSummary(
+        name=store.name,
+        input_path=run.input_path,
+        admitted_path=store.admitted_path,
+        rejected_path=store.rejected_path,
+        verdicts_path=store.verdicts_path,
+        manifest_path=store.manifest_path,
+        config_hash=chash,
+        used_llm=run.use_llm,
+        judge=judge,
+        judge_is_evaluated=judge_is_evaluated,
+        solve=run.filter_settings.solve,
+    )
+
+
+def _read_input(run: FilterRun, on_status: Callable[[str], None] | None) -> list[Candidate]:
+    """The input's candidates, their engine labels read, once the input may be filtered.
+
+    Raises:
+        DataError: The input holds no record (unless ``run.allow_empty``).
+        UserInputError: Candidates of a benchmark whose licence forbids training.
+    """
+    candidates = list(read_candidates(run.input_path))
+    if not candidates and not run.allow_empty:
+        raise DataError(run.input_path, None, None, "no records to filter (the file is empty)")
+    _check_licenses(run.input_path, candidates, run.allow_license_override, on_status)
+    return read_engine_labels(candidates, run.filter_settings)
+
+
+def _check_licenses(
+    input_path: Path,
+    candidates: list[Candidate],
+    allowed: bool,
+    on_status: Callable[[str], None] | None,
+) -> None:
+    """Refuse candidates of a benchmark whose authors forbid training, unless overridden.
+
+    Raises:
+        UserInputError: Such candidates without ``allowed``; names the first dataset, how many
+            candidates, and its licence line.
+    """
+    counts = Counter(
+        str(c.sample.meta.get("dataset", "")) for c in candidates if c.sample is not None
+    )
+    forbidden = training_forbidden(counts)
+    for dataset, entry in forbidden.items():
+        said = f"{counts[dataset]:,} candidates of {dataset!r}, licensed {entry.line}"
+        if not allowed:
+            raise UserInputError(
+                f"{input_path}: {said}: its authors forbid training on it, and this builds a "
+                "training set; refusing (pass --allow-license-override to proceed knowingly: "
+                "the dataset card records it)"
+            )
+        logger.warning("%s: --allow-license-override: admitting %s", input_path, said)
+        if on_status is not None:
+            on_status(f"--allow-license-override: {said}; the card records the override")
 
 
 def _admit_pending(
@@ -401,31 +427,49 @@ def _pending(
     return pending
 
 
+def _decide(
+    run: FilterRun,
+    decider: Decider,
+    pending: list[Candidate],
+    statics: dict[int, list[CheckResult]],
+    sink: OrderedSink,
+    on_status: Callable[[str], None] | None,
+) -> dict[str, Any]:
+    """Decide the pending candidates; the LLM requests' accounting (empty: none was needed)."""
+    if not decider.wants_llm([(c, statics[c.index]) for c in pending]):
+        asyncio.run(decide_all(decider, pending, statics, sink, llm=None))
+        return {}
+    with judge_endpoint(run.settings, on_status) as llm_settings:
+        return asyncio.run(_decide_with_llm(decider, pending, statics, sink, llm_settings, run))
+
+
 async def _decide_with_llm(
     decider: Decider,
     pending: list[Candidate],
     statics: dict[int, list[CheckResult]],
     sink: OrderedSink,
     llm_settings: LLMSettings,
-    settings: Settings,
-    fs: FilterSettings,
+    run: FilterRun,
 ) -> dict[str, Any]:
     async with ContentClient(llm_settings) as client:
-        work = LLMWork(client, fs, settings.eval)
+        work = LLMWork(client, run.filter_settings, run.settings.eval)
         await decide_all(decider, pending, statics, sink, llm=work)
         return client.stats.as_dict()
 
 
-def _context(
-    fs: FilterSettings,
-    use_llm: bool,
+def _decider(
+    run: FilterRun,
     candidates: list[Candidate],
     state: StoreState,
     store: TrainStore,
-    eval_dir: Path,
     summary: FilterSummary,
     on_status: Callable[[str], None] | None,
-) -> CheckContext:
+) -> Decider:
+    """The checks' context (duplicate and contamination indexes, the judge) and its decider.
+
+    Records ``summary.guarded``: the evaluation files the contamination guard protects.
+    """
+    fs = run.filter_settings
     inputs = {c.input_hash for c in candidates}
     prior = [s for s in state.admitted if s.meta.get("filter", {}).get("input_hash") not in inputs]
     first_ids = {sample.id: -1 for sample in prior}
@@ -435,15 +479,22 @@ def _context(
     duplicates.add_prior(prior)
     contamination = None
     if "contamination" not in fs.disabled_checks:
-        files = eval_files(Path(eval_dir), fs.contamination, exclude=[store.admitted_path])
+        files = eval_files(run.eval_dir, fs.contamination, exclude=[store.admitted_path])
         contamination = ContaminationIndex.build(fs.dedup, files)
         summary.guarded = files
         if on_status is not None:
             on_status(f"contamination guard: {len(contamination):,} stories in {len(files)} files")
-    return CheckContext(
+    calibrates = run.use_llm and not summary.judge_is_evaluated
+    context = CheckContext(
         settings=fs,
-        use_llm=use_llm,
+        use_llm=run.use_llm,
         duplicates=duplicates,
         contamination=contamination,
         first_ids=first_ids,
+        judge=summary.judge,
+        judge_is_evaluated=summary.judge_is_evaluated,
+        calibration_ids=calibration_choice(candidates, fs.solve.calibration_items)
+        if calibrates
+        else frozenset(),
     )
+    return Decider(context, run.repairs, summary.config_hash, str(run.input_path))

@@ -12,34 +12,32 @@ killed run resumes on the same prompts.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from tomflywheel._io import write_jsonl_atomic
+from tomflywheel.artifacts import FeedbackFolder, FeedbackOutputs, GrpoPromptCounts
 from tomflywheel.feedback import SynthesisPlan, fresh_samples
 from tomflywheel.schema import read_samples
 
-PLAN_FILE = "plan.json"
-"""The feedback stage writes its plan beside its candidates."""
-
 
 def fresh_candidates(
-    feedback: dict[str, Any], out: Path, *, count: int, with_rationale: bool
+    feedback: FeedbackOutputs | None, out: Path, *, count: int, with_rationale: bool
 ) -> int:
     """Write about ``count`` fresh candidates of the round's plan to ``out``; how many.
 
     A round whose feedback made no plan (nothing to aim at) writes an empty file.
     """
-    plan_path = Path(feedback["candidates"]).parent / PLAN_FILE
     samples = []
-    if feedback.get("plan_id") and plan_path.exists():
+    # the feedback stage writes its plan beside its candidates
+    plan_path = FeedbackFolder(feedback.candidates.parent).plan if feedback else None
+    if feedback and feedback.plan_id and plan_path and plan_path.exists():
         plan = SynthesisPlan.model_validate_json(plan_path.read_text(encoding="utf-8"))
         samples = fresh_samples(plan, count, with_rationale=with_rationale)
     return write_jsonl_atomic(out, samples)
 
 
-def grpo_prompts(train_data: Path, fresh: Path, out: Path) -> tuple[Path, dict[str, int]]:
+def grpo_prompts(train_data: Path, fresh: Path, out: Path) -> tuple[Path, GrpoPromptCounts]:
     """The GRPO stage's prompts: the round's training data, then the fresh admitted samples."""
     data = list(read_samples(train_data))
     extra = list(read_samples(fresh)) if fresh.exists() else []
     write_jsonl_atomic(out, [*data, *extra])
-    return out, {"admitted": len(data), "fresh": len(extra)}
+    return out, GrpoPromptCounts(admitted=len(data), fresh=len(extra))

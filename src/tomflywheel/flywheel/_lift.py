@@ -17,12 +17,25 @@ paired accuracy, each with the margin over the best heuristic), read from each e
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
 
-from tomflywheel.artifacts import Experiment, read_judgments
+from tomflywheel.artifacts import (
+    PARTS,
+    DatasetLift,
+    Experiment,
+    GroupLift,
+    Lifts,
+    PairedLiftRecord,
+    Part,
+    Rate,
+    ScoreLifts,
+    ShortcutLift,
+    ShortcutScores,
+    read_judgments,
+    shortcut_scores_of,
+)
 from tomflywheel.audit import is_control, story_key
 from tomflywheel.schema import SCORED, Judgment, Sample, Verdict, read_samples
 from tomflywheel.stats import PairedLift, accuracy, paired_lift
@@ -31,10 +44,12 @@ SHORTCUT_DROP = 0.05
 """A drop of at least this much (5 points) on one part beside a gain on the other is flagged."""
 
 
-def _split(samples: dict[str, Sample], judgments: Iterable[Judgment]) -> dict[str, dict[str, Any]]:
-    tallies = {"all": [0, 0], "targets": [0, 0], "controls": [0, 0]}
+def _split(samples: dict[str, Sample], judgments: Iterable[Judgment]) -> dict[Part, Rate]:
+    tallies: dict[Part, list[int]] = {part: [0, 0] for part in PARTS}
     # once per sample, not per judgment: the role may need the engine to read the story
-    part = {sid: "controls" if is_control(s) else "targets" for sid, s in samples.items()}
+    part: dict[str, Part] = {
+        sid: "controls" if is_control(s) else "targets" for sid, s in samples.items()
+    }
     for j in judgments:
         if j.verdict not in SCORED or j.sample_id not in samples:
             continue
@@ -42,7 +57,7 @@ def _split(samples: dict[str, Sample], judgments: Iterable[Judgment]) -> dict[st
         for key in ("all", part[j.sample_id]):
             tallies[key][0] += right
             tallies[key][1] += 1
-    return {key: accuracy(c, n) for key, (c, n) in tallies.items()}
+    return {key: Rate.model_validate(accuracy(c, n)) for key, (c, n) in tallies.items()}
 
 
 def first_verdicts(experiment: Experiment, label: str) -> dict[str, bool]:
@@ -62,97 +77,85 @@ def paired_part(
     return paired_lift([(clusters[i], before[i], after[i]) for i in shared])
 
 
-def _paired(first: Experiment, second: Experiment, label: str) -> dict[str, Any]:
+def _paired(
+    first: Experiment, second: Experiment, label: str
+) -> dict[Part, PairedLiftRecord | None]:
     samples = {s.id: s for s in read_samples(first.samples(label))}
     clusters = {sid: story_key(s) for sid, s in samples.items()}
     before, after = first_verdicts(first, label), first_verdicts(second, label)
-    ids: dict[str, list[str]] = {"all": sorted(samples), "targets": [], "controls": []}
+    ids: dict[Part, list[str]] = {"all": sorted(samples), "targets": [], "controls": []}
     for sid, sample in sorted(samples.items()):
         ids["controls" if is_control(sample) else "targets"].append(sid)
-    out = {}
+    out: dict[Part, PairedLiftRecord | None] = {}
     for part, members in ids.items():
         found = paired_part(before, after, clusters, members)
-        out[part] = asdict(found) if found is not None else None
+        out[part] = PairedLiftRecord.model_validate(asdict(found)) if found is not None else None
     return out
 
 
-def dataset_split(experiment: Experiment, label: str) -> dict[str, dict[str, Any]]:
+def dataset_split(experiment: Experiment, label: str) -> dict[Part, Rate]:
     """Accuracy on all items, targets and controls of one evaluated dataset."""
     samples = {s.id: s for s in read_samples(experiment.samples(label))}
     return _split(samples, read_judgments(experiment.judgments(label)))
 
 
-def _delta(before: dict[str, Any], after: dict[str, Any]) -> float | None:
-    if before["accuracy"] is None or after["accuracy"] is None:
+def _delta(before: Rate, after: Rate) -> float | None:
+    if before.accuracy is None or after.accuracy is None:
         return None
-    return round(after["accuracy"] - before["accuracy"], 4)
+    return round(after.accuracy - before.accuracy, 4)
 
 
-_MARGINS = ("belief_balanced_margin", "story_level_margin", "paired_margin")
-_HEADLINE = {"belief_balanced": "value", "story_level": "accuracy", "paired": "accuracy"}
-
-
-def kept_scores(scores: Mapping[str, Any] | None) -> dict[str, Any] | None:
-    """A ``metrics.json`` ``shortcut`` entry as a round summary keeps it.
+def kept_scores(metrics_path: Path) -> ShortcutScores | None:
+    """A ``metrics.json``'s ``shortcut`` entry as a round summary keeps it (``None``: none).
 
     Every figure and margin, and of the heuristics only those a margin names (the best on
     each figure): the metrics file has the whole table.
     """
-    if not scores:
+    if not metrics_path.exists():
         return None
-    named = {scores.get("best_heuristic")}
-    named.update(scores[key]["heuristic"] for key in _MARGINS if scores.get(key))
-    table = scores.get("heuristics") or {}
-    return {
-        **scores,
-        "heuristics": {name: table[name] for name in sorted(named - {None}) if name in table},
-    }
+    scores = shortcut_scores_of(json.loads(metrics_path.read_text(encoding="utf-8")))
+    return scores.kept() if scores is not None else None
 
 
-def _headline(scores: Mapping[str, Any] | None, metric: str) -> float | None:
-    figure = (scores or {}).get(metric)
-    return None if figure is None else figure[_HEADLINE[metric]]
+def _lift_of(before: ShortcutScores | None, after: ShortcutScores | None) -> ScoreLifts:
+    lifts: dict[str, float | None] = {}
+    for metric in ("belief_balanced", "story_level", "paired"):
+        first = before.headline(metric) if before else None
+        second = after.headline(metric) if after else None
+        lifts[metric] = None if first is None or second is None else round(second - first, 4)
+    return ScoreLifts.model_validate(lifts)
 
 
-def shortcut_lift(before_metrics: Path, after_metrics: Path) -> dict[str, Any] | None:
+def shortcut_lift(before_metrics: Path, after_metrics: Path) -> ShortcutLift | None:
     """Before and after scores no shortcut passes, and the lift of each figure.
 
     ``None`` when neither ``metrics.json`` has a ``shortcut`` entry (a set that asks no minds,
     or one scored before the entry existed).
     """
-    before, after = (
-        kept_scores(json.loads(path.read_text(encoding="utf-8")).get("shortcut"))
-        if path.exists()
-        else None
-        for path in (before_metrics, after_metrics)
-    )
+    before, after = kept_scores(before_metrics), kept_scores(after_metrics)
     if before is None and after is None:
         return None
-    lift = {}
-    for metric in _HEADLINE:
-        first, second = _headline(before, metric), _headline(after, metric)
-        lift[metric] = None if first is None or second is None else round(second - first, 4)
-    return {"before": before, "after": after, "lift": lift}
+    return ShortcutLift(before=before, after=after, lift=_lift_of(before, after))
 
 
-def compare(before_exp: Path, after_exp: Path) -> dict[str, Any]:
+def compare(before_exp: Path, after_exp: Path) -> Lifts:
     """Lift of every dataset evaluated in both experiments, with the shortcut check."""
-    out: dict[str, Any] = {}
+    out: Lifts = {}
     first, second = Experiment(Path(before_exp)), Experiment(Path(after_exp))
     for label in sorted(p.parent.name for p in first.root.glob("*/judgment.jsonl")):
         if not second.judgments(label).exists():
             continue
         before, after = dataset_split(first, label), dataset_split(second, label)
         lift = {key: _delta(before[key], after[key]) for key in before}
-        out[label] = {
-            "before": before,
-            "after": after,
-            "lift": lift,
-            "paired": _paired(first, second, label),
-            "groups": _group_lifts(first.metrics(label), second.metrics(label)),
-            "shortcut_warning": shortcut_warning(lift["targets"], lift["controls"]),
-            "shortcut": shortcut_lift(first.metrics(label), second.metrics(label)),
-        }
+        out[label] = DatasetLift(
+            before=before,
+            after=after,
+            lift=lift,
+            paired=_paired(first, second, label),
+            groups=_group_lifts(first.metrics(label), second.metrics(label)),
+            shortcut_warning=shortcut_warning(lift["targets"], lift["controls"]),
+            shortcut=shortcut_lift(first.metrics(label), second.metrics(label)),
+        )
     return out
 
 
@@ -172,20 +175,25 @@ def shortcut_warning(targets: float | None, controls: float | None) -> str | Non
     return None
 
 
-def _group_lifts(before_path: Path, after_path: Path) -> dict[str, dict[str, Any]]:
+def _groups(metrics_path: Path) -> dict[str, dict[str, Rate]]:
+    groups = json.loads(metrics_path.read_text(encoding="utf-8")).get("groups", {})
+    return {
+        group: {value: Rate.model_validate(acc) for value, acc in values.items()}
+        for group, values in groups.items()
+    }
+
+
+def _group_lifts(before_path: Path, after_path: Path) -> dict[str, dict[str, GroupLift]]:
     if not before_path.exists() or not after_path.exists():
         return {}
-    before = json.loads(before_path.read_text(encoding="utf-8")).get("groups", {})
-    after = json.loads(after_path.read_text(encoding="utf-8")).get("groups", {})
-    out: dict[str, dict[str, Any]] = {}
+    before, after = _groups(before_path), _groups(after_path)
+    out: dict[str, dict[str, GroupLift]] = {}
     for group, values in before.items():
         for value, acc in values.items():
             later = after.get(group, {}).get(value)
             if later is None:
                 continue
-            out.setdefault(group, {})[value] = {
-                "before": acc,
-                "after": later,
-                "lift": _delta(acc, later),
-            }
+            out.setdefault(group, {})[value] = GroupLift(
+                before=acc, after=later, lift=_delta(acc, later)
+            )
     return out

@@ -5,11 +5,28 @@ from __future__ import annotations
 import datetime as _dt
 import json
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Generic, Literal, TypeVar, get_args
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+)
 
 from tomflywheel._io import atomic_write_json
+from tomflywheel.artifacts import (
+    EvaluateOutputs,
+    FeedbackOutputs,
+    FilterOutputs,
+    FreshOutputs,
+    HeldoutOutputs,
+    Record,
+    RunFolder,
+    TrainOutputs,
+    Usage,
+)
 
 StageName = Literal[
     "evaluate",
@@ -21,22 +38,60 @@ StageName = Literal[
     "heldout_sft",
     "heldout_after",
 ]
-MANIFEST = "manifest.json"
+STAGES: tuple[StageName, ...] = get_args(StageName)
+"""Every stage, in the order a round runs them."""
+
+Out = TypeVar("Out", bound=Record)
 
 
-class StageRecord(BaseModel):
-    """One finished stage."""
+class StageRecord(BaseModel, Generic[Out]):
+    """One finished stage: its wall time, what it spent, and its outputs."""
 
     model_config = ConfigDict(extra="forbid")
 
     seconds: float
     """Wall time of the invocation that finished it."""
-    usage: dict[str, Any] = Field(default_factory=dict)
+    usage: Usage = Field(default_factory=Usage)
     """LLM requests and tokens of that invocation."""
     finished: str
     """ISO timestamp."""
-    outputs: dict[str, Any] = Field(default_factory=dict)
+    outputs: Out
     """Paths and figures later stages and the report read."""
+
+
+class RoundStages(BaseModel):
+    """A round's finished stages, each with its own outputs; unfinished ones are ``None``.
+
+    Written as ``{stage: record}`` for the finished ones only, in the order the stages run,
+    as the manifest always had them.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    evaluate: StageRecord[EvaluateOutputs] | None = None
+    feedback: StageRecord[FeedbackOutputs] | None = None
+    filter: StageRecord[FilterOutputs] | None = None
+    fresh: StageRecord[FreshOutputs] | None = None
+    heldout_before: StageRecord[HeldoutOutputs] | None = None
+    train: StageRecord[TrainOutputs] | None = None
+    heldout_sft: StageRecord[HeldoutOutputs] | None = None
+    heldout_after: StageRecord[HeldoutOutputs] | None = None
+
+    @model_serializer(mode="wrap")
+    def _finished_only(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        return {name: value for name, value in handler(self).items() if value is not None}
+
+    def items(self) -> list[tuple[StageName, StageRecord[Any]]]:
+        """The finished stages, in the order they run."""
+        return [(name, record) for name in STAGES if (record := getattr(self, name)) is not None]
+
+    def names(self) -> list[StageName]:
+        """The finished stages' names, in the order they run."""
+        return [name for name, _ in self.items()]
+
+    def record(self, name: StageName, record: StageRecord[Any]) -> None:
+        """Record ``name`` as finished."""
+        setattr(self, name, record)
 
 
 class RoundRecord(BaseModel):
@@ -45,7 +100,7 @@ class RoundRecord(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     round: int
-    stages: dict[str, StageRecord] = Field(default_factory=dict)
+    stages: RoundStages = Field(default_factory=RoundStages)
 
 
 class RunManifest(BaseModel):
@@ -69,18 +124,18 @@ class RunManifest(BaseModel):
         self.rounds.sort(key=lambda r: r.round)
         return record
 
-    def done(self, k: int, stage: StageName) -> StageRecord | None:
-        """The stage's record if it finished."""
-        return self.round(k).stages.get(stage)
+    def stages(self, k: int) -> RoundStages:
+        """Round ``k``'s finished stages."""
+        return self.round(k).stages
 
 
 def resume_lines(manifest: RunManifest) -> list[str]:
     """What a resumed run finds already done, round by round, in words."""
-    done = [r for r in manifest.rounds if r.stages]
+    done = [r for r in manifest.rounds if r.stages.names()]
     if not done:
         return [f"resuming run {manifest.run_id}: nothing finished yet"]
     return [f"resuming run {manifest.run_id}; already done:"] + [
-        f"  round {r.round}: {', '.join(r.stages)}" for r in done
+        f"  round {r.round}: {', '.join(r.stages.names())}" for r in done
     ]
 
 
@@ -91,7 +146,7 @@ def now() -> str:
 
 def load_manifest(run_dir: Path) -> RunManifest | None:
     """The manifest of a run folder, or ``None`` for a new run."""
-    path = Path(run_dir) / MANIFEST
+    path = RunFolder(Path(run_dir)).manifest
     if not path.exists():
         return None
     return RunManifest.model_validate(json.loads(path.read_text(encoding="utf-8")))
@@ -99,4 +154,4 @@ def load_manifest(run_dir: Path) -> RunManifest | None:
 
 def save_manifest(run_dir: Path, manifest: RunManifest) -> None:
     """Replace the manifest atomically."""
-    atomic_write_json(Path(run_dir) / MANIFEST, manifest.model_dump(mode="json"))
+    atomic_write_json(RunFolder(Path(run_dir)).manifest, manifest.model_dump(mode="json"))

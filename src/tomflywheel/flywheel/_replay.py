@@ -8,10 +8,10 @@ earlier data keeps the model from forgetting it.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from tomflywheel._io import write_jsonl_atomic
 from tomflywheel._rng import rng_for
+from tomflywheel.artifacts import FeedbackOutputs, TrainingMix
 from tomflywheel.schema import Sample, read_samples
 
 
@@ -29,25 +29,23 @@ def round_training_data(
     *,
     replay: float,
     key: str,
-    feedback: dict[str, Any],
-) -> tuple[Path, dict[str, int]]:
+    feedback: FeedbackOutputs | None,
+) -> tuple[Path, TrainingMix]:
     """The file to train on, and its make-up (``new``, ``replayed``, ``earlier``).
 
     ``replay`` 1 trains on the whole admitted file as it is; otherwise the round's new samples
     (by the round's feedback outputs: its plan id, else its candidates file) and a seeded share
     (``rng_for("replay", key)``) of the earlier ones, in file order, are written to ``out``.
     """
-    plan_id = feedback.get("plan_id")
-    listed = Path(feedback["candidates"]) if feedback.get("candidates") else None
+    plan_id = feedback.plan_id if feedback else None
+    listed = feedback.candidates if feedback else None
     candidate_ids = {s.id for s in read_samples(listed)} if listed and listed.exists() else set()
     samples = list(read_samples(admitted))
     new = [is_new(s, plan_id, candidate_ids) for s in samples]
     earlier = [i for i, fresh in enumerate(new) if not fresh]
-    counts = {"new": sum(new), "earlier": len(earlier), "replayed": len(earlier)}
     if replay >= 1.0:
-        return admitted, counts
+        return admitted, TrainingMix(new=sum(new), earlier=len(earlier), replayed=len(earlier))
     keep = set(rng_for("replay", key).sample(earlier, round(replay * len(earlier))))
-    counts["replayed"] = len(keep)
     chosen = [s for i, s in enumerate(samples) if new[i] or i in keep]
     write_jsonl_atomic(out, chosen)
-    return out, counts
+    return out, TrainingMix(new=sum(new), earlier=len(earlier), replayed=len(keep))

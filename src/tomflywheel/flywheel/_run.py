@@ -1,32 +1,45 @@
 """The flywheel: evaluate -> feedback -> filter -> admit, round after round, resumably.
 
-Everything of a run lives in ``runs/<run_id>/``: the resolved config, ``manifest.json`` (which
-stage of which round finished, its wall time and requests), ``round_<k>/eval/`` (the round's
-experiment, with ``feedback/`` inside), ``round_<k>/summary.json`` and ``report.html``.
-Admitted data goes to ``<train_dir>/<train_name>.jsonl``. A killed run resumes at the stage where
-it stopped: finished stages are skipped, and the interrupted one resumes from its own records
-(predictions, diagnoses and verdicts are appended line by line; requests are cached).
+Everything of a run lives in ``runs/<run_id>/`` (:class:`~tomflywheel.artifacts.RunFolder`):
+the resolved config, ``manifest.json`` (which stage of which round finished, its wall time,
+requests and outputs), ``round_<k>/eval/`` (the round's experiment, with ``feedback/`` inside),
+``round_<k>/summary.json`` and ``report.html``. Admitted data goes to
+``<train_dir>/<train_name>.jsonl``. A killed run resumes at the stage where it stopped: finished
+stages are skipped, and the interrupted one resumes from its own records (predictions,
+diagnoses and verdicts are appended line by line; requests are cached).
+
+Each round is planned first (:func:`~tomflywheel.flywheel._round.plan_round`: its model, seed,
+sets and guarded files), then each stage runs from that plan; training and the held-out
+measurements around it are their own step (``flywheel/_train.py``).
 """
 
 from __future__ import annotations
 
 import contextlib
-import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import yaml
 
-from tomflywheel._io import atomic_write_json, atomic_write_text, timestamp_name
-from tomflywheel.config import Settings
+from tomflywheel._io import atomic_write_text, timestamp_name
+from tomflywheel.artifacts import (
+    EvaluateOutputs,
+    FeedbackFolder,
+    FeedbackOutputs,
+    FilterOutputs,
+    Record,
+    RoundSummary,
+    RunFolder,
+    Usage,
+)
+from tomflywheel.config import DatasetRef, Settings
 from tomflywheel.errors import ConfigError
 from tomflywheel.evaluation import EvalSummary, run_evaluation
 from tomflywheel.feedback import run_feedback
-from tomflywheel.filter import run_filter
-from tomflywheel.flywheel._fresh import fresh_candidates, grpo_prompts
+from tomflywheel.filter import FilterRun, run_filter
 from tomflywheel.flywheel._manifest import (
     RunManifest,
     StageName,
@@ -36,22 +49,23 @@ from tomflywheel.flywheel._manifest import (
     resume_lines,
     save_manifest,
 )
-from tomflywheel.flywheel._models import (
-    heldout_refs,
-    last_trained,
-    round_model,
-    served_model,
-    with_model,
+from tomflywheel.flywheel._round import (
+    RoundPlan,
+    ServedModel,
+    guarded_settings,
+    plan_round,
+    stage_settings,
 )
-from tomflywheel.flywheel._replay import round_training_data
 from tomflywheel.flywheel._summary import round_summary
-from tomflywheel.llm import ensure_default_model, shared_servers
-from tomflywheel.progress import ProgressFactory
+from tomflywheel.flywheel._train import TrainStep, uses_fresh_prompts
+from tomflywheel.llm import shared_servers
+from tomflywheel.progress import ProgressFactory, Update
 from tomflywheel.report import write_experiment_report, write_run_report
 from tomflywheel.tracking import open_tracker, scalars
-from tomflywheel.train import sft_stage_dir, train_model, weights_sha256
 
-logger = logging.getLogger(__name__)
+Out = TypeVar("Out", bound=Record)
+StageWork = Callable[[], tuple[Out, Usage]]
+"""A stage's work: its outputs and what it spent."""
 
 
 @dataclass
@@ -60,309 +74,188 @@ class FlywheelSummary:
 
     run_dir: Path
     manifest: RunManifest
-    rounds: list[dict[str, Any]] = field(default_factory=list)
+    rounds: list[RoundSummary] = field(default_factory=list)
     """One summary per round."""
     report: Path | None = None
     skipped: list[str] = field(default_factory=list)
     """``round k: stage`` entries already done before this invocation (a resume)."""
 
 
-def round_scalars(summary: dict[str, Any]) -> dict[str, float]:
+def round_scalars(summary: RoundSummary) -> dict[str, float]:
     """What a round logs for tracking: accuracy per dataset and the lift.
 
     ``lift/...``: the round's model against the one it started from; ``lift_vs_base/...``:
     against the base model; ``lift_vs_sft_stage/...`` (``sft-grpo``): against its SFT stage.
     """
+    data = summary.as_json()
     return {
-        **scalars(summary.get("accuracy"), "accuracy", skip=frozenset({"usage"})),
-        **scalars(summary.get("lift"), "lift"),
-        **scalars(summary.get("lift_vs_base"), "lift_vs_base"),
-        **scalars(summary.get("lift_vs_sft_stage"), "lift_vs_sft_stage"),
+        **scalars(data.get("accuracy"), "accuracy", skip=frozenset({"usage"})),
+        **scalars(data.get("lift"), "lift"),
+        **scalars(data.get("lift_vs_base"), "lift_vs_base"),
+        **scalars(data.get("lift_vs_sft_stage"), "lift_vs_sft_stage"),
     }
 
 
-def round_settings(settings: Settings, k: int) -> Settings:
-    """Settings of round ``k``: its own synthesis seed when ``flywheel.reseed``."""
-    if not settings.flywheel.reseed:
-        return settings
-    feedback = settings.feedback.model_copy(update={"seed": settings.feedback.seed + k - 1})
-    return settings.model_copy(update={"feedback": feedback})
-
-
-def guarded_eval_paths(settings: Settings) -> list[Path]:
-    """The files the contamination guard must protect: every evaluation and held-out set."""
-    refs = [*settings.eval.datasets, *settings.flywheel.heldout]
-    return sorted({ref.path for ref in refs if ref.path.exists()})
-
-
-class _Runner:
+class Runner:
     """Runs one flywheel invocation; each stage records itself in the manifest when done."""
 
     def __init__(
         self,
         settings: Settings,
-        run_dir: Path,
+        run: RunFolder,
         manifest: RunManifest,
         progress: ProgressFactory | None,
         on_status: Callable[[str], None] | None,
     ) -> None:
         self.settings = settings
-        self.run_dir = run_dir
+        self.run = run
         self.manifest = manifest
         self.progress = progress
         self.on_status = on_status or (lambda message: None)
         self.skipped: list[str] = []
-        self.previous: dict[str, Any] | None = None
+        self.previous: RoundSummary | None = None
         """The summary of the round before the one running."""
 
-    def stage(
-        self, k: int, name: StageName, work: Callable[[], tuple[dict[str, Any], dict[str, Any]]]
-    ) -> StageRecord:
-        """Run ``work`` (returning outputs and usage) unless the stage already finished."""
-        done = self.manifest.done(k, name)
+    def stage(self, k: int, name: StageName, work: StageWork[Out]) -> StageRecord[Out]:
+        """Run ``work`` unless the stage already finished; record it in the manifest."""
+        stages = self.manifest.stages(k)
+        done: StageRecord[Out] | None = getattr(stages, name)
         if done is not None:
             self.skipped.append(f"round {k}: {name}")
             return done
         self.on_status(f"round {k}: {name}")
         started = time.perf_counter()
         outputs, usage = work()
-        record = StageRecord(
+        typed: Any = StageRecord[type(outputs)]  # the stage's own record type
+        record = typed(
             seconds=time.perf_counter() - started, usage=usage, finished=now(), outputs=outputs
         )
-        self.manifest.round(k).stages[name] = record
-        save_manifest(self.run_dir, self.manifest)
+        stages.record(name, record)
+        save_manifest(self.run.root, self.manifest)
         return record
 
-    def evaluate(self, settings: Settings, exp_dir: Path) -> EvalSummary:
-        """Evaluate into ``exp_dir`` (resuming it), then write its report."""
+    @contextlib.contextmanager
+    def bar(self, description: str) -> Iterator[Update]:
+        """A progress display for one piece of long work (none without a factory)."""
+        if self.progress is None:
+            yield lambda done, total, **values: None
+            return
+        with self.progress(description, skipped=0) as update:
+            yield update
+
+    def measure(
+        self, plan: RoundPlan, exp_dir: Path, *, model: ServedModel | None = None,
+        datasets: tuple[DatasetRef, ...] | None = None,
+    ) -> EvalSummary:  # fmt: skip
+        """Evaluate ``model`` on ``datasets`` into ``exp_dir`` (resuming it), write its report.
+
+        The round's model and evaluated sets unless others are named.
+        """
+        settings = stage_settings(self.settings, plan, model=model, datasets=datasets)
         summary = run_evaluation(
             settings, exp_dir=exp_dir, progress=self.progress, on_status=self.on_status
         )
         write_experiment_report(summary.experiment)
         return summary
 
+    def evaluate(self, plan: RoundPlan) -> tuple[EvaluateOutputs, Usage]:
+        """The round's evaluation."""
+        exp_dir = self.run.round(plan.round).eval
+        summary = self.measure(plan, exp_dir)
+        return EvaluateOutputs(exp_dir=exp_dir), Usage.model_validate(summary.usage)
+
+    def feedback(self, plan: RoundPlan) -> tuple[FeedbackOutputs, Usage]:
+        """Diagnose the round's bad cases, plan and synthesize candidates."""
+        exp_dir = self.run.round(plan.round).eval
+        summary = run_feedback(
+            stage_settings(self.settings, plan),
+            exp_dir,
+            progress=self.progress,
+            on_status=self.on_status,
+        )
+        outputs = FeedbackOutputs(
+            candidates=FeedbackFolder(summary.folder).candidates,
+            plan_id=summary.plan.plan_id if summary.plan else None,
+            notes=summary.notes,
+        )
+        return outputs, Usage.model_validate(summary.usage)
+
     def admit(
-        self, settings: Settings, candidates: Path, name: str, label: str
-    ) -> tuple[dict[str, Any], dict[str, Any]]:
+        self, plan: RoundPlan, candidates: Path, name: str, label: str
+    ) -> tuple[FilterOutputs, Usage]:
         """Filter ``candidates`` into the training set ``name``, guarding every eval set."""
-        flywheel = settings.flywheel
-        fs = settings.filter
-        contamination = fs.contamination.model_copy(
-            update={
-                "extra_paths": sorted(
-                    {*fs.contamination.extra_paths, *guarded_eval_paths(settings)}
-                )
-            }
+        settings = guarded_settings(self.settings, plan)
+        run = FilterRun(
+            settings=settings,
+            input_path=candidates,
+            name=name,
+            use_llm=settings.flywheel.filter_llm,
+            repair_attempts=settings.flywheel.repair_attempts,
+            train_dir=settings.flywheel.train_dir,
+            eval_dir=settings.eval.datasets_dir,
+            allow_empty=True,
         )
         # The filter decides candidates for minutes: a bar, as the other stages have.
-        bar = (
-            self.progress(label, skipped=0)
-            if self.progress
-            else contextlib.nullcontext(lambda done, total: None)
+        with self.bar(label) as update:
+            summary = run_filter(run, on_progress=update, on_status=self.on_status)
+        outputs = FilterOutputs(
+            input=candidates,
+            admitted=summary.admitted_path,
+            verdicts=summary.verdicts_path,
+            manifest=summary.manifest_path,
         )
-        with bar as update:
-            summary = run_filter(
-                settings,
-                input_path=candidates,
-                name=name,
-                use_llm=flywheel.filter_llm,
-                repair_attempts=flywheel.repair_attempts,
-                filter_settings=fs.model_copy(update={"contamination": contamination}),
-                train_dir=flywheel.train_dir,
-                eval_dir=settings.eval.datasets_dir,
-                on_progress=update,
-                on_status=self.on_status,
-                allow_empty=True,
-            )
-        outputs = {
-            "input": str(candidates),
-            "admitted": str(summary.admitted_path),
-            "verdicts": str(summary.verdicts_path),
-            "manifest": str(summary.manifest_path),
-        }
-        return outputs, summary.usage
+        return outputs, Usage.model_validate(summary.usage)
 
-    def round(self, k: int) -> dict[str, Any]:
-        settings = round_model(round_settings(self.settings, k), self.manifest, k)
-        folder = self.run_dir / f"round_{k}"
-        exp_dir = folder / "eval"
+    def filter(self, plan: RoundPlan) -> tuple[FilterOutputs, Usage]:
+        """Admit the round's candidates into the run's training set."""
+        feedback = self.manifest.stages(plan.round).feedback
+        if feedback is None:
+            raise ConfigError(f"round {plan.round}: the filter runs after the feedback stage")
+        label = f"filter round {plan.round}"
+        return self.admit(plan, feedback.outputs.candidates, self.manifest.train_name, label)
 
-        def evaluate() -> tuple[dict[str, Any], dict[str, Any]]:
-            summary = self.evaluate(settings, exp_dir)
-            return {"exp_dir": str(exp_dir)}, summary.usage
-
-        def feedback() -> tuple[dict[str, Any], dict[str, Any]]:
-            summary = run_feedback(
-                settings, exp_dir, progress=self.progress, on_status=self.on_status
-            )
-            outputs = {
-                "candidates": str(summary.folder / "candidates.jsonl"),
-                "plan_id": summary.plan.plan_id if summary.plan else None,
-                "notes": summary.notes,
-            }
-            return outputs, summary.usage
-
-        def admit() -> tuple[dict[str, Any], dict[str, Any]]:
-            candidates = Path(self.manifest.done(k, "feedback").outputs["candidates"])  # type: ignore[union-attr]
-            return self.admit(settings, candidates, self.manifest.train_name, f"filter round {k}")
-
-        self.stage(k, "evaluate", evaluate)
-        self.stage(k, "feedback", feedback)
-        self.stage(k, "filter", admit)
-        if settings.flywheel.train:
-            self._train_and_measure(k, settings, folder)
-        base = self.manifest.done(1, "heldout_before")
+    def round(self, k: int) -> RoundSummary:
+        """Run (or resume) round ``k`` and write its summary."""
+        plan = plan_round(self.settings, self.manifest, k)
+        self.stage(k, "evaluate", lambda: self.evaluate(plan))
+        self.stage(k, "feedback", lambda: self.feedback(plan))
+        self.stage(k, "filter", lambda: self.filter(plan))
+        if self.settings.flywheel.train:
+            TrainStep(self, plan).run()
+        base = self.manifest.stages(1).heldout_before
         summary = round_summary(
             self.manifest.round(k),
-            model=served_model(settings),
+            model=plan.model.name,
             previous=self.previous,
-            base_heldout=Path(base.outputs["exp_dir"]) if base else None,
+            base_heldout=base.outputs.exp_dir if base else None,
         )
-        atomic_write_json(folder / "summary.json", summary)
+        summary.write(self.run.round(k).summary)
         self.previous = summary
         return summary
 
-    def _train_and_measure(self, k: int, settings: Settings, folder: Path) -> None:
-        """Held-out sets before, fine-tune on everything admitted so far, held-out sets after."""
-        heldout = heldout_refs(settings)
-        if not heldout:
-            raise ConfigError("flywheel.train needs flywheel.heldout: sets never used as seeds")
 
-        def measure(
-            target: Settings, name: str
-        ) -> Callable[[], tuple[dict[str, Any], dict[str, Any]]]:
-            def work() -> tuple[dict[str, Any], dict[str, Any]]:
-                evaluation = target.eval.model_copy(update={"datasets": heldout})
-                summary = self.evaluate(
-                    target.model_copy(update={"eval": evaluation}), folder / name
-                )
-                return {"exp_dir": str(folder / name), "model": served_model(target)}, summary.usage
-
-            return work
-
-        if uses_fresh_prompts(settings):
-
-            def fresh() -> tuple[dict[str, Any], dict[str, Any]]:
-                feedback = self.manifest.done(k, "feedback")
-                candidates = folder / "fresh" / "candidates.jsonl"
-                made = fresh_candidates(
-                    feedback.outputs if feedback else {}, candidates,
-                    count=settings.flywheel.fresh_prompts,
-                    with_rationale=settings.feedback.rationale,
-                )  # fmt: skip
-                name = f"{self.manifest.train_name}-fresh-r{k}"
-                outputs, usage = self.admit(settings, candidates, name, f"fresh round {k}")
-                return {**outputs, "candidates": made}, usage
-
-            self.stage(k, "fresh", fresh)
-        self.stage(k, "heldout_before", measure(settings, "heldout_before"))
-
-        def train() -> tuple[dict[str, Any], dict[str, Any]]:
-            base = self.settings.embedded.model or ensure_default_model(self.on_status)
-            previous = last_trained(self.manifest, k)
-            if settings.flywheel.continue_training and previous is not None:
-                base = previous[0]
-            admitted = settings.flywheel.train_dir / f"{self.manifest.train_name}.jsonl"
-            if not admitted.exists():
-                raise ConfigError(
-                    f"{admitted}: nothing admitted yet, so there is nothing to train on"
-                )
-            feedback = self.manifest.done(k, "feedback")
-            data, mix = round_training_data(
-                admitted,
-                folder / "train_data.jsonl",
-                replay=settings.flywheel.replay,
-                key=f"{self.manifest.run_id}:{k}",
-                feedback=feedback.outputs if feedback else {},
-            )
-            grpo_data, prompts = None, None
-            fresh = self.manifest.done(k, "fresh")
-            if fresh is not None:
-                grpo_data, prompts = grpo_prompts(
-                    data, Path(fresh.outputs["admitted"]), folder / "grpo_prompts.jsonl"
-                )
-            out = folder / "model"
-            bar = (
-                self.progress("train", skipped=0)
-                if self.progress
-                else contextlib.nullcontext(lambda done, total: None)
-            )
-            with bar as update:
-                result = train_model(
-                    data,
-                    base=Path(base),
-                    out=out,
-                    settings=settings.train,
-                    eval_settings=settings.eval,
-                    on_progress=lambda done, total, loss: update(done, total),
-                    overwrite=True,
-                    grpo_data=grpo_data,
-                )
-            # the weights' fingerprint in the name: a request cache keyed by model name must
-            # never answer for another training that reused this run id
-            weights = weights_sha256(out)
-            prefix = f"{served_model(self.settings)}-{self.manifest.run_id}-r{k}"
-            name = f"{prefix}-{weights[:12]}"
-            outputs = {
-                "model_dir": str(out),
-                "served_name": name,
-                "weights_sha256": weights,
-                "base": str(base),
-                "data": str(data),
-                "mix": mix,
-                # GRPO with fresh stories: its prompts, admitted and fresh
-                "grpo_prompts": prompts,
-                "steps": result.steps,
-                "samples": result.samples,
-                # dropped for exceeding train.max_length: a round must say what it never taught
-                "too_long": len(result.too_long),
-                "method": settings.train.method,
-                "first_loss": result.losses[0] if result.losses else None,
-                "last_loss": result.losses[-1] if result.losses else None,
-                # GRPO: the mean reward of the first and the last step's replies
-                "first_reward": result.rewards[0] if result.rewards else None,
-                "last_reward": result.rewards[-1] if result.rewards else None,
-                # SFT with a validation share: the losses and the step the weights are from
-                "validation": result.manifest.get("validation"),
-                "seconds": round(result.seconds, 1),
-            }
-            if settings.train.method == "sft-grpo":  # the SFT stage is measured on its own
-                first = sft_stage_dir(out)
-                sft_weights = weights_sha256(first)
-                outputs["sft_stage"] = {
-                    "model_dir": str(first),
-                    "served_name": f"{prefix}-sft-{sft_weights[:12]}",
-                    "weights_sha256": sft_weights,
-                }
-            return outputs, {}
-
-        trained = self.stage(k, "train", train)
-        sft_stage = trained.outputs.get("sft_stage")
-        if sft_stage is not None:  # how much of the lift was SFT's, paired on the same items
-            stage_model = with_model(
-                settings, Path(sft_stage["model_dir"]), sft_stage["served_name"]
-            )
-            self.stage(k, "heldout_sft", measure(stage_model, "heldout_sft"))
-        after = with_model(
-            settings, Path(trained.outputs["model_dir"]), trained.outputs["served_name"]
+def _open_manifest(
+    settings: Settings, run: RunFolder, total: int, on_status: Callable[[str], None] | None
+) -> RunManifest:
+    """The run's manifest: resumed (saying what is done) or new (with the config snapshot)."""
+    manifest = load_manifest(run.root)
+    if manifest is not None and on_status is not None:
+        for line in resume_lines(manifest):
+            on_status(line)
+    if manifest is None:
+        run.root.mkdir(parents=True, exist_ok=True)
+        manifest = RunManifest(
+            run_id=run.run_id,
+            created=now(),
+            rounds_planned=total,
+            train_name=settings.flywheel.train_name or f"flywheel-{run.run_id}",
         )
-        self.stage(k, "heldout_after", measure(after, "heldout_after"))
-
-
-def uses_fresh_prompts(settings: Settings) -> bool:
-    """Whether the rounds add fresh engine stories to GRPO's prompts.
-
-    Raises:
-        ConfigError: ``flywheel.fresh_prompts`` set for a run that trains no GRPO.
-    """
-    if not settings.flywheel.fresh_prompts:
-        return False
-    if not settings.flywheel.train or settings.train.method == "sft":
-        raise ConfigError(
-            "flywheel.fresh_prompts adds prompts to GRPO; it needs flywheel.train: true and "
-            f"train.method grpo or sft-grpo (now {settings.train.method})"
+        atomic_write_text(
+            run.config, yaml.safe_dump(settings.snapshot(), sort_keys=False, allow_unicode=True)
         )
-    return True
+    manifest.rounds_planned = max(manifest.rounds_planned, total)
+    save_manifest(run.root, manifest)
+    return manifest
 
 
 def run_flywheel(
@@ -384,28 +277,11 @@ def run_flywheel(
     uses_fresh_prompts(settings)  # a setting that cannot apply is refused before any work
     total = rounds or flywheel.rounds
     run_dir = Path(run_dir) if run_dir else flywheel.runs_dir / timestamp_name(flywheel.runs_dir)
-    manifest = load_manifest(run_dir)
-    if manifest is not None and on_status is not None:
-        for line in resume_lines(manifest):
-            on_status(line)
-    if manifest is None:
-        run_dir.mkdir(parents=True, exist_ok=True)
-        run_id = run_dir.name
-        manifest = RunManifest(
-            run_id=run_id,
-            created=now(),
-            rounds_planned=total,
-            train_name=flywheel.train_name or f"flywheel-{run_id}",
-        )
-        atomic_write_text(
-            run_dir / "config.yaml",
-            yaml.safe_dump(settings.snapshot(), sort_keys=False, allow_unicode=True),
-        )
-    manifest.rounds_planned = max(manifest.rounds_planned, total)
-    save_manifest(run_dir, manifest)
-    runner = _Runner(settings, run_dir, manifest, progress, on_status)
+    run = RunFolder(run_dir)
+    manifest = _open_manifest(settings, run, total, on_status)
+    runner = Runner(settings, run, manifest, progress, on_status)
     result = FlywheelSummary(run_dir=run_dir, manifest=manifest)
-    with shared_servers(), open_tracker(settings.tracking, f"flywheel_{run_dir.name}") as tracker:
+    with shared_servers(), open_tracker(settings.tracking, f"flywheel_{run.run_id}") as tracker:
         for k in range(1, total + 1):
             result.rounds.append(runner.round(k))
             tracker.log(round_scalars(result.rounds[-1]), step=k)

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
 
+from tomflywheel.artifacts import SurfaceCheck, SurfaceProfileRecord
 from tomflywheel.audit import SurfaceProfile, surface_gaps, surface_profile
 from tomflywheel.schema import read_samples
 
 
-def surface_check(data: Path | None, exp_dirs: Iterable[Path]) -> dict[str, Any] | None:
+def surface_check(data: Path | None, exp_dirs: Iterable[Path]) -> SurfaceCheck | None:
     """The training data's surface, each measured set's, and the gaps between them.
 
     ``data`` is what the round trained on (or admitted); ``exp_dirs`` are the experiments that
@@ -31,9 +31,12 @@ def surface_check(data: Path | None, exp_dirs: Iterable[Path]) -> dict[str, Any]
             found = surface_profile(read_samples(path))
             if found is not None:
                 measured[label] = found
-    return {
-        "data": str(data),
-        "profile": profile.as_dict(),
-        "measured": {label: found.as_dict() for label, found in sorted(measured.items())},
-        "gaps": surface_gaps(profile, measured),
-    }
+    return SurfaceCheck(
+        data=Path(data),
+        profile=SurfaceProfileRecord.model_validate(profile.as_dict()),
+        measured={
+            label: SurfaceProfileRecord.model_validate(found.as_dict())
+            for label, found in sorted(measured.items())
+        },
+        gaps=surface_gaps(profile, measured),
+    )

@@ -8,7 +8,13 @@ from typing import Any
 
 from tomflywheel._io import atomic_write_text, require_folder
 from tomflywheel._yaml import load_yaml
-from tomflywheel.artifacts import Experiment, read_judgments, read_predictions
+from tomflywheel.artifacts import (
+    Experiment,
+    answer_audit_of,
+    read_judgments,
+    read_predictions,
+    shortcut_scores_of,
+)
 from tomflywheel.report._html import Bar, bar_chart, esc, page, sample_browser, table_html
 from tomflywheel.report._judge import calibration_text, judge_notes
 from tomflywheel.report._scores import NOTE, scores_html
@@ -81,8 +87,8 @@ def _dataset_section(metrics: dict[str, Any]) -> str:
             f'<p class="note">chance level {100 * chance:.1f}% (a random pick among the '
             "options or the story's candidates; dashed red marks on the bars)</p>"
         )
-    parts.append(shortcut_summary(metrics.get("shortcuts")))
-    parts.append(scores_html(metrics.get("shortcut")))
+    parts.append(shortcut_summary(answer_audit_of(metrics)))
+    parts.append(scores_html(shortcut_scores_of(metrics)))
     charts = []
     for section in ("groups", "fields"):
         for group, values in (metrics.get(section) or {}).items():

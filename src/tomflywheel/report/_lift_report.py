@@ -11,6 +11,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from tomflywheel.artifacts import (
+    PARTS,
+    DatasetLift,
+    Lifts,
+    PairedLiftRecord,
+    RoundSummary,
+    TrainOutputs,
+    ValidationRecord,
+)
 from tomflywheel.report._html import Bar, bar_chart, esc, table_html
 from tomflywheel.report._scores import NOTE, heldout_rows, margin_note
 
@@ -19,7 +28,40 @@ def _pct(value: float | None) -> str:
     return "–" if value is None else f"{100 * value:.1f}"
 
 
-def lift_rows(rounds: Sequence[dict[str, Any]]) -> list[tuple[Any, ...]]:
+def _comparisons(summary: RoundSummary) -> list[tuple[Lifts | None, str]]:
+    """The round's lifts and the suffix each one's rows carry."""
+    return [
+        (summary.lift, ""),
+        (summary.lift_vs_base, " vs base"),
+        (summary.lift_vs_sft_stage, " vs SFT stage"),
+    ]
+
+
+def _part_rows(k: int, dataset: str, entry: DatasetLift, suffix: str) -> list[tuple[Any, ...]]:
+    """All items, targets and controls: before, after, and the lift with its interval."""
+    rows = []
+    scores = entry.shortcut
+    for part in PARTS:
+        before, after = entry.before[part], entry.after[part]
+        note = (entry.shortcut_warning or "") if part == "controls" else ""
+        if part == "all" and scores:
+            note = margin_note(scores.before, scores.after, "accuracy")
+        rows.append(
+            (
+                k,
+                dataset,
+                part + suffix,
+                before.n,
+                _pct(before.accuracy),
+                _pct(after.accuracy),
+                _lift_cell(entry.lift[part], entry.paired.get(part)),
+                note,
+            )
+        )
+    return rows
+
+
+def lift_rows(rounds: Sequence[RoundSummary]) -> list[tuple[Any, ...]]:
     """(round, dataset, part, n, before %, after %, lift points, note) for every held-out set.
 
     A round's lift is against the model it started from (the previous round's); rounds after
@@ -30,46 +72,23 @@ def lift_rows(rounds: Sequence[dict[str, Any]]) -> list[tuple[Any, ...]]:
     note giving the margin over the best heuristic), and its ``all`` row notes that margin on
     accuracy.
     """
-    rows = []
+    rows: list[tuple[Any, ...]] = []
     for summary in rounds:
-        for key, suffix in (
-            ("lift", ""),
-            ("lift_vs_base", " vs base"),
-            ("lift_vs_sft_stage", " vs SFT stage"),
-        ):
-            for dataset, entry in (summary.get(key) or {}).items():
-                scores = entry.get("shortcut") or {}
+        for lifts, suffix in _comparisons(summary):
+            for dataset, entry in (lifts or {}).items():
                 rows.extend(
-                    (summary["round"], dataset, *row) for row in heldout_rows(scores, suffix)
+                    (summary.round, dataset, *row) for row in heldout_rows(entry.shortcut, suffix)
                 )
-                for part in ("all", "targets", "controls"):
-                    before, after = entry["before"][part], entry["after"][part]
-                    note = (entry["shortcut_warning"] or "") if part == "controls" else ""
-                    if part == "all" and scores:
-                        note = margin_note(
-                            scores.get("before") or {}, scores.get("after") or {}, "accuracy"
-                        )
-                    rows.append(
-                        (
-                            summary["round"],
-                            dataset,
-                            part + suffix,
-                            before["n"],
-                            _pct(before["accuracy"]),
-                            _pct(after["accuracy"]),
-                            _lift_cell(entry["lift"][part], (entry.get("paired") or {}).get(part)),
-                            note,
-                        )
-                    )
+                rows.extend(_part_rows(summary.round, dataset, entry, suffix))
     return rows
 
 
-def _lift_cell(lift: float | None, paired: dict[str, Any] | None) -> str:
+def _lift_cell(lift: float | None, paired: PairedLiftRecord | None) -> str:
     if lift is None:
         return "–"
     if paired is None:
         return f"{100 * lift:+.1f}"
-    return f"{100 * lift:+.1f} [{100 * paired['low']:+.1f}, {100 * paired['high']:+.1f}]"
+    return f"{100 * lift:+.1f} [{100 * paired.low:+.1f}, {100 * paired.high:+.1f}]"
 
 
 def _reward(value: float | None) -> str:
@@ -77,61 +96,73 @@ def _reward(value: float | None) -> str:
     return "–" if value is None else f"{value:.3f}"
 
 
-def _validation(value: dict[str, Any] | None) -> str:
+def _validation(value: ValidationRecord | None) -> str:
     """The lowest validation loss, and the step the weights are from; a dash without one."""
-    if not value or not value.get("losses"):
+    if value is None or not value.losses:
         return "–"
-    step, loss = min(value["losses"], key=lambda pair: pair[1])
+    step, loss = min(value.losses, key=lambda pair: pair[1])
     text = f"lowest {loss:.4f} at step {step}"
-    if value.get("stopped_early"):
+    if value.stopped_early:
         text += ", stopped early"
-    if value["weights_from_step"] != step:
-        text += f"; weights of step {value['weights_from_step']}"
+    if value.weights_from_step != step:
+        text += f"; weights of step {value.weights_from_step}"
     return text
 
 
-def lift_section(rounds: Sequence[dict[str, Any]]) -> str:
+def _trained_row(k: int, trained: TrainOutputs) -> tuple[Any, ...]:
+    return (
+        k,
+        trained.served_name,
+        trained.method,
+        trained.samples,
+        trained.steps,
+        trained.first_loss,
+        trained.last_loss,
+        _reward(trained.first_reward),
+        _reward(trained.last_reward),
+        _validation(trained.validation),
+        trained.seconds,
+    )
+
+
+TRAINED_HEADERS = (
+    "round",
+    "model",
+    "method",
+    "samples",
+    "steps",
+    "first loss",
+    "last loss",
+    "first reward",
+    "last reward",
+    "validation loss",
+    "seconds",
+)
+
+
+def _bars(rounds: Sequence[RoundSummary]) -> tuple[list[Bar], list[Bar]]:
+    """Held-out accuracy before and after, and belief-balanced accuracy where a set has it."""
+    bars, balanced = [], []
+    for summary in rounds:
+        for dataset, entry in (summary.lift or {}).items():
+            for when in ("before", "after"):
+                scores = getattr(entry.shortcut, when) if entry.shortcut else None
+                figure = scores.belief_balanced if scores else None
+                series = f"r{summary.round} {when}"
+                if figure:
+                    balanced.append(Bar(dataset, figure.value, figure.ci95, series=series))
+                acc = (entry.before if when == "before" else entry.after)["all"]
+                bars.append(Bar(dataset, acc.accuracy, acc.ci95, series=series))
+    return bars, balanced
+
+
+def lift_section(rounds: Sequence[RoundSummary]) -> str:
     """The trained models, held-out charts (belief-balanced first) and the lift table."""
     rows = lift_rows(rounds)
     if not rows:
         return ""
-    trained = [
-        (
-            s["round"],
-            s["trained"]["served_name"],
-            # rounds recorded before GRPO existed were all supervised
-            s["trained"].get("method", "sft"),
-            s["trained"]["samples"],
-            s["trained"]["steps"],
-            s["trained"]["first_loss"],
-            s["trained"]["last_loss"],
-            _reward(s["trained"].get("first_reward")),
-            _reward(s["trained"].get("last_reward")),
-            _validation(s["trained"].get("validation")),
-            s["trained"]["seconds"],
-        )
-        for s in rounds
-        if s.get("trained")
-    ]
-    bars, balanced = [], []
-    for summary in rounds:
-        for dataset, entry in (summary.get("lift") or {}).items():
-            for when in ("before", "after"):
-                figure = ((entry.get("shortcut") or {}).get(when) or {}).get("belief_balanced")
-                if figure:
-                    ci = tuple(figure["ci95"]) if figure["ci95"] else None
-                    balanced.append(
-                        Bar(dataset, figure["value"], ci, series=f"r{summary['round']} {when}")
-                    )
-                acc = entry[when]["all"]
-                bars.append(
-                    Bar(
-                        dataset,
-                        acc["accuracy"],
-                        tuple(acc["ci95"]) if acc["ci95"] else None,
-                        series=f"r{summary['round']} {when}",
-                    )
-                )
+    trained = [_trained_row(s.round, s.trained) for s in rounds if s.trained]
+    bars, balanced = _bars(rounds)
     note = (
         '<p class="note">Held-out sets were never used as synthesis seeds. Targets need the '
         "trained skill; controls (true-belief, no-ToM, control variants) do not: a gain on "
@@ -150,22 +181,7 @@ def lift_section(rounds: Sequence[dict[str, Any]]) -> str:
         "<h2>Fine-tuning and lift</h2>"
         + note
         + lead
-        + table_html(
-            (
-                "round",
-                "model",
-                "method",
-                "samples",
-                "steps",
-                "first loss",
-                "last loss",
-                "first reward",
-                "last reward",
-                "validation loss",
-                "seconds",
-            ),
-            trained,
-        )
+        + table_html(TRAINED_HEADERS, trained)
         + '<div class="card">'
         + bar_chart(bars, title="held-out accuracy before and after", width=720)
         + "</div>"

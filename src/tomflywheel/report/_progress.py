@@ -1,4 +1,9 @@
-"""A rich progress bar that library code drives through a plain ``(done, total)`` callback."""
+"""A rich progress bar that library code drives through a plain ``(done, total)`` callback.
+
+Where the console is no terminal (output redirected to a file, a cluster job, ``nohup``), a
+bar would print nothing until it ends: plain lines every ~30 s stand in for it
+(:class:`tomflywheel.progress.ProgressLines`: done/total, rate, ETA, and the loss in training).
+"""
 
 from __future__ import annotations
 
@@ -14,6 +19,8 @@ from rich.progress import (
     TimeElapsedColumn,
     TimeRemainingColumn,
 )
+
+from tomflywheel.progress import ProgressLines
 
 
 @contextlib.contextmanager
@@ -34,6 +41,9 @@ def progress_bar(
     """
     console = console or Console(stderr=True)
     label = f"{description} ({skipped:,} already done)" if skipped else description
+    if not console.is_terminal:
+        yield ProgressLines(label, lambda line: _plain(console, line), skipped=skipped)
+        return
     with Progress(
         TextColumn("[bold]{task.description}"),
         BarColumn(),
@@ -50,3 +60,8 @@ def progress_bar(
             progress.update(task, completed=done, total=total, **values)
 
         yield update
+
+
+def _plain(console: Console, line: str) -> None:
+    console.print(line, markup=False, highlight=False, soft_wrap=True)
+    console.file.flush()

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from tomflywheel._io import atomic_write_text, read_jsonl
+from tomflywheel.artifacts import FeedbackFolder, RoundSummary, RunFolder, TrainingSets
 from tomflywheel.audit import question_family, sample_role
 from tomflywheel.report._html import (
     Bar,
@@ -33,24 +34,24 @@ def _pct(value: float | None) -> str:
     return "–" if value is None else f"{100 * value:.1f}"
 
 
-def _relative(target: str, run_dir: Path) -> str:
+def _relative(target: Path, run_dir: Path) -> str:
     """``target`` relative to the run folder (the report links survive moving the run)."""
     return Path(os.path.relpath(Path(target).resolve(), Path(run_dir).resolve())).as_posix()
 
 
-def _bad_cases_section(rounds: Sequence[dict[str, Any]]) -> str:
+def _bad_cases_section(rounds: Sequence[RoundSummary]) -> str:
     rows = [
         (
-            s["round"],
+            s.round,
             category,
-            case["dataset"],
-            case["question"],
-            " | ".join(case["gold"]),
-            folded(case["output"]),
-            folded(case["evidence"]),
+            case.dataset,
+            case.question,
+            " | ".join(case.gold),
+            folded(case.output),
+            folded(case.evidence),
         )
         for s in rounds
-        for category, cases in (s.get("bad_cases") or {}).items()
+        for category, cases in s.bad_cases.items()
         for case in cases
     ]
     if not rows:
@@ -65,48 +66,37 @@ def _bad_cases_section(rounds: Sequence[dict[str, Any]]) -> str:
     )
 
 
-def _accuracy_section(rounds: Sequence[dict[str, Any]], run_dir: Path) -> str:
+def _accuracy_rows(rounds: Sequence[RoundSummary]) -> tuple[list[Bar], list[tuple[Any, ...]]]:
+    """Overall accuracy per round and dataset as bars, and every group's as table rows."""
     bars = []
-    rows = []
+    rows: list[tuple[Any, ...]] = []
     for summary in rounds:
-        for dataset, entry in summary["accuracy"].items():
-            overall = entry["overall"]
-            ci = tuple(overall["ci95"]) if overall["ci95"] else None
+        for dataset, entry in summary.accuracy.items():
+            overall = entry.overall
+            series = f"round {summary.round}"
             bars.append(
-                Bar(
-                    dataset,
-                    overall["accuracy"],
-                    ci,
-                    series=f"round {summary['round']}",
-                    chance=overall.get("chance"),
-                )
+                Bar(dataset, overall.accuracy, overall.ci95, series=series, chance=overall.chance)
             )
             rows.append(
-                (
-                    summary["round"],
-                    dataset,
-                    "overall",
-                    "all",
-                    overall["n"],
-                    _pct(overall["accuracy"]),
-                )
+                (summary.round, dataset, "overall", "all", overall.n, _pct(overall.accuracy))
             )
-            for group, values in entry["groups"].items():
+            for group, values in entry.groups.items():
                 for value, acc in values.items():
-                    rows.append(
-                        (summary["round"], dataset, group, value, acc["n"], _pct(acc["accuracy"]))
-                    )
+                    rows.append((summary.round, dataset, group, value, acc.n, _pct(acc.accuracy)))
     bars.sort(key=lambda b: (b.label, b.series))
+    return bars, rows
+
+
+def _accuracy_section(rounds: Sequence[RoundSummary], run_dir: Path) -> str:
+    bars, rows = _accuracy_rows(rounds)
     links = [
-        f'<li><a href="{esc(_relative(s["exp_dir"], run_dir))}/report.html">round {s["round"]}: '
-        f"evaluation report</a> ({esc(s['exp_dir'])})</li>"
+        f'<li><a href="{esc(_relative(s.exp_dir, run_dir))}/report.html">round {s.round}: '
+        f"evaluation report</a> ({esc(str(s.exp_dir))})</li>"
         for s in rounds
-        if s.get("exp_dir")
+        if s.exp_dir
     ]
     chart = bar_chart(bars, title="overall accuracy per round", width=720)
-    notes = [
-        f"<li>round {s['round']}: {esc(note)}</li>" for s in rounds for note in s.get("notes") or []
-    ]
+    notes = [f"<li>round {s.round}: {esc(note)}</li>" for s in rounds for note in s.notes]
     scores = round_score_rows(rounds)
     return (
         "<h2>Evaluation per round</h2>"
@@ -120,23 +110,23 @@ def _accuracy_section(rounds: Sequence[dict[str, Any]], run_dir: Path) -> str:
     )
 
 
-def _profile_section(rounds: Sequence[dict[str, Any]]) -> str:
+def _profile_section(rounds: Sequence[RoundSummary]) -> str:
     bars = []
     for summary in rounds:
-        profile = summary.get("error_profile") or {}
         # Shares of the independent diagnoses: the evaluated model's own are counted apart.
-        total = sum((profile.get("by_category") or {}).values())
-        for category, n in (profile.get("by_category") or {}).items():
+        by_category = summary.error_profile.by_category or {}
+        total = sum(by_category.values())
+        for category, n in by_category.items():
             bars.append(
-                Bar(category, n / total if total else None, series=f"round {summary['round']}")
+                Bar(category, n / total if total else None, series=f"round {summary.round}")
             )
     bars.sort(key=lambda b: (b.label, b.series))
     note = '<p class="note">Share of the diagnosed bad cases in each error category.</p>'
     own = [
-        f"round {s['round']}: "
-        + ", ".join(f"{esc(k)} {v}" for k, v in s["error_profile"]["self_diagnosed"].items())
+        f"round {s.round}: "
+        + ", ".join(f"{esc(k)} {v}" for k, v in (s.error_profile.self_diagnosed or {}).items())
         for s in rounds
-        if (s.get("error_profile") or {}).get("self_diagnosed")
+        if s.error_profile.self_diagnosed
     ]
     if own:
         note += (
@@ -147,17 +137,17 @@ def _profile_section(rounds: Sequence[dict[str, Any]]) -> str:
     return f'<h2>Error profile</h2>{note}<div class="card">{chart}</div>'
 
 
-def _admission_section(rounds: Sequence[dict[str, Any]], admitted: list[dict[str, Any]]) -> str:
+def _admission_section(rounds: Sequence[RoundSummary], admitted: list[Sample]) -> str:
     rows = [
         (
-            s["round"],
-            s["candidates"]["total"],
-            s["filter"].get("admitted", 0),
-            s["filter"].get("rejected", 0),
-            s["filter"].get("repaired", 0),
-            ", ".join(f"{k} {v}" for k, v in (s["filter"].get("reject_reasons") or {}).items()),
-            s["requests"],
-            ", ".join(f"{k} {v:.0f}s" for k, v in s["seconds"].items()),
+            s.round,
+            s.candidates.total,
+            s.filter.admitted,
+            s.filter.rejected,
+            s.filter.repaired,
+            ", ".join(f"{k} {v}" for k, v in s.filter.reject_reasons.items()),
+            s.requests,
+            ", ".join(f"{k} {v:.0f}s" for k, v in s.seconds.items()),
         )
         for s in rounds
     ]
@@ -180,23 +170,23 @@ def _admission_section(rounds: Sequence[dict[str, Any]], admitted: list[dict[str
     parts.append(_plan_tables(rounds))
     parts.append(_roles_table(admitted))
     for key in ("weakness", "generator", "diagnosis"):
-        counts = Counter(str((s.get("meta", {}).get("lineage") or {}).get(key)) for s in admitted)
+        counts = Counter(str((s.meta.get("lineage") or {}).get(key)) for s in admitted)
         title = "plan item" if key == "weakness" else key
         parts.append(f"<h4>Admitted by {esc(title)}</h4>")
         parts.append(table_html((title, "samples"), sorted(counts.items())))
-    origins = Counter(str(s.get("meta", {}).get("origin")) for s in admitted)
+    origins = Counter(str(s.meta.get("origin")) for s in admitted)
     parts.append(
         "<h4>Admitted by origin</h4>" + table_html(("origin", "samples"), sorted(origins.items()))
     )
     return "".join(parts)
 
 
-def _plan_tables(rounds: Sequence[dict[str, Any]]) -> str:
+def _plan_tables(rounds: Sequence[RoundSummary]) -> str:
     """Each round's synthesis plan as its items: what was aimed at, with what, why, how much."""
     parts = []
     for summary in rounds:
-        path = Path(summary.get("exp_dir") or "") / "feedback" / "plan.json"
-        if not summary.get("exp_dir") or not path.is_file():
+        path = FeedbackFolder.of(summary.exp_dir).plan if summary.exp_dir else None
+        if path is None or not path.is_file():
             continue
         plan = json.loads(path.read_text(encoding="utf-8"))
         rows = [
@@ -218,18 +208,17 @@ def _plan_tables(rounds: Sequence[dict[str, Any]]) -> str:
                 f"{calibration_words(plan.get('diagnoser_calibration'))})"
             )
         parts.append(
-            f"<h4>Round {summary['round']}: synthesis plan {esc(plan['plan_id'])}, budget "
+            f"<h4>Round {summary.round}: synthesis plan {esc(plan['plan_id'])}, budget "
             f"{plan['budget']}{esc(note)}</h4>"
             + table_html(("aimed at", "role", "generator", "why", "bad cases", "samples"), rows)
         )
     return "".join(parts)
 
 
-def _roles_table(admitted: list[dict[str, Any]]) -> str:
+def _roles_table(admitted: list[Sample]) -> str:
     """Admitted samples per question family, targets (false beliefs) apart from controls."""
     counts: Counter[tuple[str, str, str]] = Counter()
-    for record in admitted:
-        sample = Sample.model_validate(record)
+    for sample in admitted:
         dataset = str(sample.meta.get("dataset") or "?")
         counts[(dataset, question_family(sample), sample_role(sample))] += 1
     keys = sorted({(dataset, family) for dataset, family, _ in counts})
@@ -265,35 +254,34 @@ def _lineage_text(lineage: dict[str, Any]) -> str:
     return chain + ("\n" + json.dumps(rest, ensure_ascii=False) if rest else "")
 
 
-def _browser_rows(admitted: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _browser_rows(admitted: list[Sample]) -> list[dict[str, Any]]:
     rows = []
     for sample in admitted[:BROWSER_LIMIT]:
-        meta = sample.get("meta", {})
-        answer = sample.get("answer", {})
+        answer = sample.answer
         rows.append(
             {
-                "id": sample["id"],
-                "story": sample.get("story", ""),
-                "question": sample.get("question", ""),
-                "options": answer.get("wrong_answers")
-                and [*answer["correct_answers"], *answer["wrong_answers"]],
-                "gold": answer.get("correct_answers", []),
-                "output": meta.get("rationale") or "",
-                "verdict": str(meta.get("origin", "")),
-                "details": _lineage_text(meta.get("lineage") or {}),
+                "id": sample.id,
+                "story": sample.story,
+                "question": sample.question,
+                "options": answer.wrong_answers
+                and [*answer.correct_answers, *answer.wrong_answers],
+                "gold": answer.correct_answers,
+                "output": sample.meta.get("rationale") or "",
+                "verdict": str(sample.meta.get("origin", "")),
+                "details": _lineage_text(sample.meta.get("lineage") or {}),
             }
         )
     return rows
 
 
 def write_run_report(
-    run_dir: Path, rounds: Sequence[dict[str, Any]], train_name: str, train_dir: Path
+    run_dir: Path, rounds: Sequence[RoundSummary], train_name: str, train_dir: Path
 ) -> Path:
     """Write ``<run_dir>/report.html`` (no request; everything comes from the run's files)."""
-    admitted_path = Path(train_dir) / f"{train_name}.jsonl"
+    admitted_path = TrainingSets(Path(train_dir)).admitted(train_name)
     # The report may be drawn while a killed run left a cut last line: skip it, as resume does.
     admitted = (
-        list(read_jsonl(admitted_path, tolerate_partial_tail=True))
+        list(read_jsonl(admitted_path, Sample, tolerate_partial_tail=True))
         if admitted_path.exists()
         else []
     )
@@ -317,6 +305,6 @@ def write_run_report(
             columns=("id", "question", "rationale", "how made"),
         ),
     ]
-    path = Path(run_dir) / "report.html"
+    path = RunFolder(Path(run_dir)).report
     atomic_write_text(path, page(f"tomflywheel run {Path(run_dir).name}", "".join(body)))
     return path

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from typing import Any
 
+from tomflywheel.artifacts import AdmissionAudit, AnswerAudit, RoundSummary
 from tomflywheel.report._html import esc, table_html
 
 
@@ -13,77 +13,74 @@ def _percent(value: float | None) -> str:
     return "–" if value is None else f"{100 * value:.1f}%"
 
 
-def _best(shortcuts: dict[str, Any]) -> str | None:
+def _best(shortcuts: AnswerAudit) -> str | None:
     """The heuristic agreeing most with the answers, if it agrees on any item at all.
 
     A top agreement of 0% names no explanation ("best explained by true_location (0.0%)").
     """
-    best = shortcuts.get("best_explained_by")
-    if not best or not (shortcuts.get("agreement") or {}).get(best, {}).get("accuracy"):
+    best = shortcuts.best_explained_by
+    found = shortcuts.agreement.get(best) if best else None
+    if not best or found is None or not found.accuracy:
         return None
-    return str(best)
+    return best
 
 
-def shortcut_summary(shortcuts: dict[str, Any] | None) -> str:
+def shortcut_summary(shortcuts: AnswerAudit | None) -> str:
     """One line: the heuristic that best explains the answers, and the reality-bias rate."""
-    if not shortcuts:
+    if shortcuts is None:
         return ""
     parts = []
     best = _best(shortcuts)
     if best:
-        agreement = shortcuts["agreement"][best]
+        agreement = shortcuts.agreement[best]
         parts.append(
             f"answers agree most with the <b>{esc(best)}</b> heuristic "
-            f"(same answer on {_percent(agreement['accuracy'])} of {agreement['n']} items)"
+            f"(same answer on {_percent(agreement.accuracy)} of {agreement.n} items)"
         )
-    elif shortcuts.get("best_explained_by"):
+    elif shortcuts.best_explained_by:
         parts.append("no heuristic gives the model's answers")
-    bias = shortcuts.get("reality_bias") or {}
-    if bias.get("n"):
+    bias = shortcuts.reality_bias
+    if bias and bias.n:
         parts.append(
-            f"reality bias <b>{_percent(bias['accuracy'])}</b> "
-            f"(real location named on {bias['correct']} of {bias['n']} false-belief targets)"
+            f"reality bias <b>{_percent(bias.accuracy)}</b> "
+            f"(real location named on {bias.correct} of {bias.n} false-belief targets)"
         )
     return f'<p class="shortcuts">Shortcut audit: {"; ".join(parts)}.</p>' if parts else ""
 
 
-def shortcut_text(shortcuts: dict[str, Any] | None) -> str:
+def shortcut_text(shortcuts: AnswerAudit | None) -> str:
     """The same in plain text (terminal summaries)."""
-    if not shortcuts:
+    if shortcuts is None:
         return ""
     best = _best(shortcuts)
-    bias = shortcuts.get("reality_bias") or {}
+    bias = shortcuts.reality_bias
     parts = []
     if best:
-        parts.append(
-            f"agrees most with {best} ({_percent(shortcuts['agreement'][best]['accuracy'])})"
-        )
-    elif shortcuts.get("best_explained_by"):
+        parts.append(f"agrees most with {best} ({_percent(shortcuts.agreement[best].accuracy)})")
+    elif shortcuts.best_explained_by:
         parts.append("no heuristic gives its answers")
-    if bias.get("n"):
-        parts.append(f"reality bias {_percent(bias['accuracy'])} of {bias['n']}")
+    if bias and bias.n:
+        parts.append(f"reality bias {_percent(bias.accuracy)} of {bias.n}")
     return "; ".join(parts)
 
 
-def admission_audit_text(audit: dict[str, Any] | None) -> str:
+def admission_audit_text(audit: AdmissionAudit | None) -> str:
     """A round's admission audit in one line, for terminals and benches.
 
     The whole audit is in the round's ``summary.json`` and the filter's manifest. The line:
     ``3 families, no shortcut above chance; balancing added 12 complements, dropped 40
     (kosinski: named_last 40)``: what balancing removed is named by family and heuristic.
     """
-    if not audit:
+    if audit is None:
         return "no admission audit"
-    admitted = audit.get("admitted") or {}
-    families = len(admitted.get("families") or {})
-    flagged = admitted.get("flagged") or []
+    families = len(audit.admitted.families)
+    flagged = audit.admitted.flagged
     line = f"{families} famil{'y' if families == 1 else 'ies'}, " + (
         f"{len(flagged)} shortcut(s) above chance ({'; '.join(flagged)})"
         if flagged
         else "no shortcut above chance"
     )
-    run = audit.get("this_round") or {}
-    added, dropped = len(run.get("complements") or []), run.get("dropped") or {}
+    added, dropped = len(audit.this_round.complements), audit.this_round.dropped
     if added or dropped:
         line += f"; balancing added {added} complements, dropped {_dropped(dropped)}"
     return line
@@ -97,26 +94,26 @@ def _dropped(dropped: dict[str, str]) -> str:
     )
 
 
-def audit_section(rounds: Sequence[dict[str, Any]]) -> str:
+def audit_section(rounds: Sequence[RoundSummary]) -> str:
     """The run report's shortcut section: the model's answers and the admitted set, per round."""
     answer_rows = [
-        (s["round"], dataset, shortcut_text(entry.get("shortcuts")) or "–")
+        (s.round, dataset, shortcut_text(entry.shortcuts) or "–")
         for s in rounds
-        for dataset, entry in sorted((s.get("accuracy") or {}).items())
+        for dataset, entry in sorted(s.accuracy.items())
     ]
     admission_rows = []
     for s in rounds:
-        audit = s.get("admission_audit")
-        if not audit:
+        audit = s.admission_audit
+        if audit is None:
             continue
-        run = audit["this_round"]
+        run = audit.this_round
         admission_rows.append(
             (
-                s["round"],
-                "; ".join(run["flagged_before"]) or "none",
-                len(run["complements"]),
-                _dropped(run["dropped"]),
-                "; ".join(audit["admitted"]["flagged"]) or "none",
+                s.round,
+                "; ".join(run.flagged_before) or "none",
+                len(run.complements),
+                _dropped(run.dropped),
+                "; ".join(audit.admitted.flagged) or "none",
             )
         )
     parts = ["<h2>Shortcut audit</h2>"]

@@ -14,6 +14,7 @@ from rich.table import Table
 
 from tomflywheel._io import atomic_write_text, require_folder
 from tomflywheel._yaml import load_yaml
+from tomflywheel.artifacts import RunFolder, ShortcutScores, shortcut_scores_of
 from tomflywheel.errors import UserInputError
 from tomflywheel.report._html import Bar, bar_chart, page, table_html
 from tomflywheel.report._scores import margin
@@ -36,19 +37,15 @@ _RUN_EXPERIMENTS = ("eval", "heldout_before", "heldout_sft", "heldout_after")
 """The experiment folders of a flywheel round, in the order they run."""
 
 
-def _round_number(folder: Path) -> int:
-    suffix = folder.name.removeprefix("round_")
-    return int(suffix) if suffix.isdigit() else 0
-
-
 def _run_experiments(run_dir: Path) -> list[tuple[str, Path]]:
     """A flywheel run's experiments, named ``<run> r<k>`` (``… heldout_before`` for the others)."""
     found = []
-    for folder in sorted(run_dir.glob("round_*"), key=_round_number):
+    for k, folder in RunFolder(run_dir).rounds():
         for name in _RUN_EXPERIMENTS:
-            if (folder / name / "config.yaml").exists():
+            exp_dir = folder.heldout(name)
+            if (exp_dir / "config.yaml").exists():
                 suffix = "" if name == "eval" else f" {name}"
-                found.append((f"{run_dir.name} r{_round_number(folder)}{suffix}", folder / name))
+                found.append((f"{run_dir.name} r{k}{suffix}", exp_dir))
     return found
 
 
@@ -58,7 +55,7 @@ def _experiments(path: Path, *, depth: int = 0) -> list[tuple[str, Path]]:
     ``path`` is an experiment, a flywheel run (``runs/<id>``), or a folder of either
     (``results/``, ``runs/``).
     """
-    if (path / "manifest.json").exists():
+    if RunFolder(path).manifest.exists():
         return _run_experiments(path)
     if (path / "config.yaml").exists():
         return [(path.name, path)]
@@ -71,20 +68,20 @@ def _experiments(path: Path, *, depth: int = 0) -> list[tuple[str, Path]]:
     ]
 
 
-def _shortcut_columns(scores: dict[str, Any] | None) -> dict[str, Any]:
+def _shortcut_columns(scores: ShortcutScores | None) -> dict[str, Any]:
     """Belief-balanced accuracy and its interval, and the margin over the best heuristic.
 
     ``margin`` is on all items (the paired clustered lift over ``best_heuristic``); every
     value is ``None`` for a set without scores (asking no minds, or scored before them).
     """
-    balanced = (scores or {}).get("belief_balanced") or {}
+    balanced = scores.belief_balanced if scores else None
     found = margin(scores, "accuracy")
     return {
-        "belief_balanced": balanced.get("value"),
-        "belief_balanced_ci95": balanced.get("ci95"),
-        "margin": found["value"] if found else None,
-        "margin_ci95": found["ci95"] if found else None,
-        "best_heuristic": found["heuristic"] if found else None,
+        "belief_balanced": balanced.value if balanced else None,
+        "belief_balanced_ci95": balanced.ci95 if balanced else None,
+        "margin": found.value if found else None,
+        "margin_ci95": found.ci95 if found else None,
+        "best_heuristic": found.heuristic if found else None,
     }
 
 
@@ -121,7 +118,7 @@ def summarize(paths: Sequence[Path]) -> list[dict[str, Any]]:
                     "all_correct": (metrics.get("all_correct") or {}).get("accuracy"),
                     "unjudged": metrics["counts"].get("unjudged", 0),
                     "errors": metrics["counts"].get("error", 0),
-                    **_shortcut_columns(metrics.get("shortcut")),
+                    **_shortcut_columns(shortcut_scores_of(metrics)),
                 }
             )
     if not rows:

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from tomflywheel._io import atomic_write_json
+from tomflywheel.artifacts import ModelFolder
 from tomflywheel.errors import ConfigError
 
 FINGERPRINT_NAME = "run.json"
@@ -21,8 +22,7 @@ _NOT_TRAINING = ("threads", "save_steps", "report_to")
 
 def checkpoint_folder(out: Path) -> Path:
     """The folder beside ``out`` that holds a run's checkpoints (``<out>.checkpoints``)."""
-    out = Path(out)
-    return out.with_name(f"{out.name}.checkpoints")
+    return ModelFolder(Path(out)).checkpoints
 
 
 def run_fingerprint(

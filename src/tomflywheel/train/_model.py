@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from tomflywheel._cpus import native_bf16_flags
 from tomflywheel._io import atomic_write_json, require_writable
+from tomflywheel.artifacts import TRAIN_MANIFEST
 from tomflywheel.config import LoraSettings, TrainSettings
 from tomflywheel.errors import ConfigError, PathError
 
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-MANIFEST_NAME = "train_manifest.json"
+MANIFEST_NAME = TRAIN_MANIFEST
 """What a run writes beside the weights: data, base model, settings, losses, time."""
 
 _SAVE_DTYPES = {

@@ -9,13 +9,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from tomflywheel._registry import Registry
-from tomflywheel.asking._task import TaskSpec
 from tomflywheel.config import EvalSettings, JudgeSettings
-from tomflywheel.llm import StructureClient
 from tomflywheel.schema import Judgment, MethodRef, Prediction, Sample, Verdict
+from tomflywheel.tasks import TaskSpec
+
+if TYPE_CHECKING:  # a type only: the judge registry loads without the LLM client
+    from tomflywheel.llm import StructureClient
 
 
 class Judge(Protocol):

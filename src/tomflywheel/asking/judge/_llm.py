@@ -10,7 +10,7 @@ and its verdict counts only when its reply holds together (see ``_consistency.py
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
@@ -25,8 +25,10 @@ from tomflywheel.asking.judge._rules import (
     rules_args,
     rules_options,
 )
-from tomflywheel.llm import StructureClient, StructureFailure
 from tomflywheel.schema import Judgment, MethodRef, Prediction, Sample, Verdict
+
+if TYPE_CHECKING:  # types only: the judge registry loads without the LLM client
+    from tomflywheel.llm import StructureClient, StructureFailure
 
 JUDGE_SYSTEM = (
     "You grade answers to questions about stories. Compare the model's answer with the "
@@ -147,6 +149,9 @@ class LLMJudge:
             "rules_verdict": rules.verdict,
             "rules_certain": rules.certain,
         }
+        # The LLM client is loaded by now (it sent the request); importers never reach here.
+        from tomflywheel.llm import StructureFailure
+
         if isinstance(result, StructureFailure):
             return Judgment(
                 **common,

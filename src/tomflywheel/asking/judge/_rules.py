@@ -14,10 +14,10 @@ from tomflywheel.asking._match import (
     normalize,
 )
 from tomflywheel.asking._shuffle import ShuffledOptions
-from tomflywheel.asking._task import TaskSpec
 from tomflywheel.asking.judge._base import JudgeContext, error_judgment, judge
 from tomflywheel.config import EvalSettings
 from tomflywheel.schema import Judgment, MethodRef, Prediction, QAKind, Sample, Verdict
+from tomflywheel.tasks import TaskSpec
 
 AnswerPolicy = Literal["strict", "lenient"]
 """What a reply naming several answers gets: ``strict`` calls it ambiguous (scored wrong),

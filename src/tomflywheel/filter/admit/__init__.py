@@ -3,7 +3,8 @@
 :func:`balance` complements, then drops, accepted samples a shortcut heuristic answers until
 no question family rewards one; :class:`TrainStore` keeps verdicts, admitted samples and
 rejects on disk, resumably; the label table says where each verdict's label came from;
-:func:`write_manifest` writes ``manifest.json`` from every verdict log.
+:func:`write_manifest` writes ``manifest.json`` from every verdict log, with the card and
+``label_changes/<name>.jsonl`` (every admitted label the filter changed).
 
 May import: ``records``, ``dedup``, ``checks``, ``llm`` (the order is in
 ``filter/__init__.py``).
@@ -11,6 +12,7 @@ May import: ``records``, ``dedup``, ``checks``, ``llm`` (the order is in
 
 from tomflywheel.filter.admit._admit import StoreState, TrainStore, admitted_sample
 from tomflywheel.filter.admit._balance import BalanceOutcome, audit_only, balance
+from tomflywheel.filter.admit._changes import CHANGES_DIR, changes_file, label_changes
 from tomflywheel.filter.admit._judge_calibration import JudgeCalibration, judge_calibration
 from tomflywheel.filter.admit._label_table import STATUSES, LabelRow, label_rows, label_status
 from tomflywheel.filter.admit._manifest import (
@@ -23,6 +25,7 @@ from tomflywheel.filter.admit._manifest import (
 )
 
 __all__ = [
+    "CHANGES_DIR",
     "STATUSES",
     "BalanceOutcome",
     "CheckCount",
@@ -33,8 +36,10 @@ __all__ = [
     "admitted_sample",
     "audit_only",
     "balance",
+    "changes_file",
     "check_counts",
     "judge_calibration",
+    "label_changes",
     "label_rows",
     "label_status",
     "reason_counts",

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tomflywheel._io import JsonlAppender, read_jsonl
+from tomflywheel._io import JsonlAppender, read_jsonl, repair_partial_tail
 from tomflywheel.errors import ConfigError
 from tomflywheel.filter.admit._balance import BalanceOutcome
 from tomflywheel.schema import CheckResult, CheckStatus, QualityDecision, QualityVerdict, Sample
@@ -107,7 +107,14 @@ class TrainStore:
             yield from read_jsonl(self.verdicts_path, QualityVerdict, tolerate_partial_tail=True)
 
     def load(self) -> StoreState:
-        """Read what earlier runs left, finishing any admission a kill interrupted."""
+        """Read what earlier runs left, finishing any admission a kill interrupted.
+
+        A last line a kill left without its newline is settled in every file first (a whole
+        record gets its newline back, a cut one is removed), whether or not this run appends to
+        that file: ``wc -l`` and every reader then count each record once.
+        """
+        for path in (self.admitted_path, self.rejected_path, self.verdicts_path, self.audit_path):
+            repair_partial_tail(path)
         admitted = (
             list(read_jsonl(self.admitted_path, Sample, tolerate_partial_tail=True))
             if self.admitted_path.exists()
@@ -156,6 +163,7 @@ class TrainStore:
                 "dropped": outcome.dropped,
                 "complements": [sample.id for sample in outcome.complements],
                 "unresolved": outcome.unresolved,
+                "enforced": outcome.enforced,
             },
         )
 

@@ -43,6 +43,8 @@ class BalanceOutcome:
     """Complements proposed (their admission still passes the checks)."""
     unresolved: list[str] = field(default_factory=list)
     """``family: heuristic`` still flagged when balancing gave up."""
+    enforced: bool = True
+    """Whether admission balanced (false: audited and reported only, ``--no-balance``)."""
 
 
 class _Items:
@@ -153,7 +155,9 @@ def audit_only(
     """
     options = {"margin": settings.margin, "min_items": settings.min_items, "probe": settings.probe}
     report = audit(_Items()([*prior, *accepted]), **options).to_dict()
-    return BalanceOutcome(before=report, after=report, unresolved=sorted(report["flagged"]))
+    return BalanceOutcome(
+        before=report, after=report, unresolved=sorted(report["flagged"]), enforced=False
+    )
 
 
 def _name(row: AuditRow) -> str:

@@ -3,7 +3,8 @@
 A verdict's label status comes from the label checks' results on its first version (where the
 label was judged): the engine's (``engine_label`` for a sample without a trace,
 ``symbolic_label`` for a trace), else an LLM's (``naturalization``, ``solve_agreement``), else
-nothing verified it.
+nothing verified it. A convention-dependent gold (some profile's rules give it, the reference
+profiles disagree) is its own status, never counted verified.
 """
 
 from __future__ import annotations
@@ -15,13 +16,18 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from tomflywheel.filter.admit._judge_calibration import JudgeCalibration
+from tomflywheel.filter.checks import CONVENTION, REPAIRED
 from tomflywheel.schema import CheckResult, CheckStatus, QualityDecision, QualityVerdict
 
-LabelStatus = Literal["verified", "repaired", "dropped", "llm_confirmed", "unverified"]
-"""How a label fared: the engine derives it, relabelled it, contradicts it (rejected), only an
-independent judge model agrees with it, or nothing verified it."""
+LabelStatus = Literal[
+    "verified", "convention", "repaired", "dropped", "llm_confirmed", "unverified"
+]
+"""How a label fared: the engine derives it under every reference profile, kept it although it
+depends on a convention, relabelled it, contradicts it (rejected), only an independent judge
+model agrees with it, or nothing verified it."""
 STATUSES: tuple[LabelStatus, ...] = (
     "verified",
+    "convention",
     "repaired",
     "dropped",
     "llm_confirmed",
@@ -29,7 +35,10 @@ STATUSES: tuple[LabelStatus, ...] = (
 )
 _QUOTED = re.compile(r"(?<![A-Za-z])'[^']*'(?![A-Za-z])|\"[^\"]*\"")
 _NUMBER = re.compile(r"\b\d+\b")
-_CAUSE = re.compile(r" under [\w-]+ \((?P<cause>[^:;(]+)")
+_CAUSE = re.compile(r"(?: under [\w-]+|') \((?P<cause>[^:;(]+)")
+_REPAIR = re.compile(
+    r"^repaired: .* under (?P<profile>[\w-]+) \((?P<kind>\w+)\); (?P<why>.*)$", re.S
+)
 
 
 def _why(text: str) -> str:
@@ -43,6 +52,20 @@ def _why(text: str) -> str:
     if cause is not None:
         first += f" ({cause.group('cause').strip()})"
     return _NUMBER.sub("N", _QUOTED.sub("'…'", first))[:160]
+
+
+def _repair_why(detail: str) -> str:
+    """Why a label was changed, as a reason to count: the kind of change first."""
+    found = _REPAIR.match(detail)
+    if found is None:
+        return _why(detail.split("; ", 1)[-1])
+    kind, why = found.group("kind"), found.group("why")
+    if kind == "alias":
+        return "alias restored"
+    if kind == "convention":
+        said = _why(why).removeprefix(CONVENTION)
+        return f"convention resolved to {found.group('profile')}: {said}"
+    return _why(why)
 
 
 def _unreadable(detail: str) -> str:
@@ -72,8 +95,10 @@ def label_status(
     checks = _first(verdict)
     engine = checks.get("engine_label")
     if engine is not None and engine.status is CheckStatus.PASSED:
-        if engine.detail.startswith("repaired:"):
-            return "repaired", _why(engine.detail.split("; ", 1)[-1])
+        if engine.detail.startswith(REPAIRED):
+            return "repaired", _repair_why(engine.detail)
+        if engine.detail.startswith(CONVENTION):
+            return "convention", _why(engine.detail)
         return "verified", "engine: " + (engine.detail.split(" under ")[-1] or "?")
     if engine is not None and engine.failed:
         return "dropped", f"{engine.reason}: {_why(engine.detail)}"

@@ -15,10 +15,11 @@ from typing import Any
 from tomflywheel._io import atomic_write_json, read_jsonl
 from tomflywheel.config import SolveSettings
 from tomflywheel.filter.admit._card import write_card
+from tomflywheel.filter.admit._changes import admitted_labels
 from tomflywheel.filter.admit._judge_calibration import judge_calibration
 from tomflywheel.filter.admit._label_table import label_rows
-from tomflywheel.filter.checks import ordered_checks
-from tomflywheel.schema import CheckStatus, QualityDecision, QualityVerdict
+from tomflywheel.filter.checks import REPAIRED, ordered_checks
+from tomflywheel.schema import CheckResult, CheckStatus, QualityDecision, QualityVerdict
 
 
 @dataclass
@@ -31,7 +32,8 @@ class CheckCount:
     rejected: int = 0
     """Rejected candidates whose final version failed it."""
     repaired: int = 0
-    """Accepted candidates whose first version failed it."""
+    """Accepted candidates whose first version failed it; for ``engine_label``, the candidates
+    it relabelled (admitted or not), as the label table counts them."""
     skipped: dict[str, int] = field(default_factory=dict)
     """Did not run on the final version, by why (``no_llm``, ``disabled``, ...)."""
 
@@ -43,6 +45,11 @@ class CheckCount:
             "repaired": self.repaired,
             "skipped": dict(sorted(self.skipped.items())),
         }
+
+
+def _relabelled(result: CheckResult) -> bool:
+    """Whether the engine relabelled the candidate (``engine_label`` passes, saying so)."""
+    return result.check == "engine_label" and result.detail.startswith(REPAIRED)
 
 
 def check_counts(verdicts: Iterable[QualityVerdict]) -> list[CheckCount]:
@@ -58,7 +65,7 @@ def check_counts(verdicts: Iterable[QualityVerdict]) -> list[CheckCount]:
                 count.skipped[why] = count.skipped.get(why, 0) + 1
             elif result.status is CheckStatus.FAILED:
                 count.rejected += 0 if accepted else 1
-            elif accepted and first.get(result.check, result).failed:
+            elif _relabelled(result) or (accepted and first.get(result.check, result).failed):
                 count.repaired += 1
             else:
                 count.passed += 1
@@ -134,6 +141,7 @@ def audit_entry(path: Path) -> dict[str, Any] | None:
         return None
     return {
         "admitted": runs[-1]["after"],
+        "enforced": runs[-1].get("enforced", True),
         "runs": [
             {
                 "flagged_before": run["before"]["flagged"],
@@ -141,6 +149,7 @@ def audit_entry(path: Path) -> dict[str, Any] | None:
                 "dropped": run["dropped"],
                 "complements": run["complements"],
                 "unresolved": run["unresolved"],
+                "enforced": run.get("enforced", True),
             }
             for run in runs
         ],
@@ -201,6 +210,7 @@ def write_manifest(train_dir: Path, solve: SolveSettings | None = None) -> Path:
     for log in sorted((train_dir / "verdicts").glob("*.jsonl")):
         verdicts = list(read_jsonl(log, QualityVerdict, tolerate_partial_tail=True))
         entries[log.stem] = manifest_entry(log.stem, verdicts, solve)
+        entries[log.stem].update(admitted_labels(train_dir, log.stem))
         audit = audit_entry(train_dir / "audit" / f"{log.stem}.jsonl")
         if audit is not None:
             entries[log.stem]["audit"] = audit

@@ -21,9 +21,15 @@ from tomflywheel.filter.checks import _set  # noqa: F401
 # isort: on
 from tomflywheel.filter.checks._context import CheckContext
 from tomflywheel.filter.checks._engine_label import (
+    CONVENTION,
+    REPAIRED,
+    RepairKind,
+    answer_forms,
     answer_profile,
     read_engine_labels,
     relabelled,
+    repair_detail,
+    writes_aliases,
 )
 from tomflywheel.filter.checks._label import (
     CALIBRATION_AGREES,
@@ -52,15 +58,19 @@ __all__ = [
     "CALIBRATION_AGREES",
     "CALIBRATION_DISAGREES",
     "CHECKS",
+    "CONVENTION",
     "PHASES",
     "REASONS",
+    "REPAIRED",
     "Asker",
     "Check",
     "CheckContext",
     "Phase",
     "Question",
     "Reason",
+    "RepairKind",
     "SkipReason",
+    "answer_forms",
     "answer_profile",
     "calibration_choice",
     "check",
@@ -70,5 +80,7 @@ __all__ = [
     "passed",
     "read_engine_labels",
     "relabelled",
+    "repair_detail",
     "skipped",
+    "writes_aliases",
 ]

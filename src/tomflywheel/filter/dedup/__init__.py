@@ -8,12 +8,15 @@ May import: ``records`` (the order is in ``filter/__init__.py``).
 """
 
 from tomflywheel.filter.dedup._dedup import (
+    COPY_VOCABULARY,
     ContaminationIndex,
     DuplicateIndex,
     Features,
     eval_files,
     features,
+    other_referents,
     same_question,
+    vocabulary,
 )
 from tomflywheel.filter.dedup._dedup_ray import Story, similar_stories
 from tomflywheel.filter.dedup._minhash import (
@@ -26,6 +29,7 @@ from tomflywheel.filter.dedup._minhash import (
 )
 
 __all__ = [
+    "COPY_VOCABULARY",
     "ContaminationIndex",
     "DuplicateIndex",
     "Features",
@@ -35,9 +39,11 @@ __all__ = [
     "eval_files",
     "features",
     "jaccard",
+    "other_referents",
     "same_question",
     "shingle_hashes",
     "similar_stories",
     "text_key",
     "text_tokens",
+    "vocabulary",
 ]

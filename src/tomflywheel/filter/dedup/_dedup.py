@@ -1,11 +1,14 @@
 """Duplicate finding within the set (exact and near) and the contamination guard's eval index.
 
 Identity of a training item is its story *and* its question: a story usually carries several
-questions, and those are not duplicates of one another. Two items are near duplicates when
-their stories reach the Jaccard threshold and their questions ask the same thing: the same
-normalized text, or the same people (and numbers) named in the same order with similar words
-(so the mirrored "Does A think B ..." / "Does B think A ..." stay distinct, and so do
-counterfactuals about different lines), and the same correct answers: a near-identical story
+questions, and those are not duplicates of one another. Two items are near duplicates when the
+whole items match: their stories reach the Jaccard threshold, their questions ask the same
+thing (the same normalized text, or the same people and numbers named in the same order with
+similar words, so the mirrored "Does A think B ..." / "Does B think A ..." stay distinct, and so
+do counterfactuals about different lines; and no word on which the questions differ names
+something of either story, so "how does the bucket's fullness change" and "... the donation
+box's fullness ..." about one story ask about two containers), and the same correct answers: a
+near-identical story
 with another answer is a contrast (a false-belief story and its true-belief twin, a template
 filled with other objects), which training needs, not a copy. For the same reason two engine
 samples (with traces) whose events differ are never near duplicates, however alike their text
@@ -13,6 +16,11 @@ samples (with traces) whose events differ are never near duplicates, however ali
 Completion items, whose question is empty, compare the story's last sentence instead.
 
 Contamination is decided on the story alone: a copied test story leaks every question about it.
+A near copy reaches the Jaccard threshold on shingles *and* shares nearly all its words with
+the evaluation story (:data:`COPY_VOCABULARY`): templated benchmarks (ToMi) tell different
+stories in the same few sentence shapes, so two stories about other people, objects and
+containers can reach the threshold on shingles alone, while a copy with a name changed keeps
+nearly every word.
 """
 
 from __future__ import annotations
@@ -30,6 +38,7 @@ from tomflywheel._gc import frozen_heap
 from tomflywheel._io import read_jsonl
 from tomflywheel.config import ContaminationSettings, DedupSettings
 from tomflywheel.filter.dedup._minhash import (
+    _LINE_NUMBER,
     Signer,
     SimilarityIndex,
     shingle_hashes,
@@ -141,6 +150,49 @@ def same_question(left: Features, right: Features, threshold: float) -> bool:
     if not union or len(left_words & right_words) / union < threshold:
         return False
     return _prompt_names(left.prompt) == _prompt_names(right.prompt)
+
+
+_FUNCTION_WORDS = frozenset({
+    "a", "an", "the", "is", "are", "was", "were", "be", "been", "do", "does", "did", "will",
+    "would", "can", "could", "to", "of", "in", "on", "at", "for", "from", "by", "with", "and",
+    "or", "that", "this", "it", "its", "s",
+})  # fmt: skip
+"""Words a rewording changes freely: a question differing only in these asks the same thing."""
+
+
+@lru_cache(maxsize=1 << 12)
+def _story_words(story_key: str) -> frozenset[str]:
+    return frozenset(story_key.split()) - _FUNCTION_WORDS
+
+
+_NOUN_AFTER = re.compile(r"\b(?:a|an|the)\s+([A-Za-z0-9][\w-]*)", re.IGNORECASE)
+_NOUN_BEFORE = re.compile(r"([A-Za-z0-9][\w-]*)['’]s\b")
+
+
+@lru_cache(maxsize=1 << 16)
+def _question_referents(prompt: str) -> frozenset[str]:
+    """Words a question uses as names of things: after an article, or owning with ``'s``."""
+    found = _NOUN_AFTER.findall(prompt) + _NOUN_BEFORE.findall(prompt)
+    return frozenset(word for text in found for word in text_tokens(text))
+
+
+def other_referents(left: Features, right: Features) -> bool:
+    """Whether two questions differ in a word that names a thing (of the story, or as a noun).
+
+    Two questions about one story that differ there ask about different things of it (OpenToM's
+    "how does bucket's fullness change" and "... a donation box's fullness ..."), never the same
+    thing reworded. A word names a thing when the story uses it, or when a question puts it
+    after an article or before ``'s``; differences in function words (``will``/``would``) and
+    in other words (a reworded verb) are rewordings.
+    """
+    if left.prompt_key == right.prompt_key:
+        return False
+    differ = (_prompt_words(left.prompt_key) ^ _prompt_words(right.prompt_key)) - _FUNCTION_WORDS
+    if not differ:
+        return False
+    things = _story_words(left.story_key) | _story_words(right.story_key)
+    things |= _question_referents(left.prompt) | _question_referents(right.prompt)
+    return bool(differ & things)
 
 
 def _other_worlds(left: Features, right: Features) -> bool:
@@ -284,7 +336,9 @@ class DuplicateIndex:
                     continue
                 if _other_worlds(feats, other):
                     continue
-                if same_question(feats, other, self.settings.question_similarity):
+                if same_question(
+                    feats, other, self.settings.question_similarity
+                ) and not other_referents(feats, other):
                     return Match(self._labels[key], similarity)
         return None
 
@@ -303,6 +357,25 @@ def eval_files(
     return sorted(p for p in found if p.resolve() not in skip)
 
 
+COPY_VOCABULARY = 0.75
+"""Least Jaccard similarity of two stories' vocabularies (:func:`vocabulary`) for one to copy
+the other. On ToMi's test split, copies with one agent renamed, one container swapped or one
+sentence inserted keep at least 0.80; distinct val and test stories whose shingles reach 0.40
+share at most 0.71, and two stories with other people and containers at a shingle Jaccard of
+0.50 share 0.73."""
+_UNIT = re.compile(r"[^\W_]+(?:_[^\W_]+)*")
+_STORY_ARTICLES = frozenset({"a", "an", "the"})
+
+
+def vocabulary(story: str) -> frozenset[str]:
+    """A story's words and names, a name written with ``_`` as one (``green_bucket``).
+
+    A renamed or swapped name changes one element, so a copy keeps nearly all of them.
+    """
+    text = _LINE_NUMBER.sub("", story)  # "3 Aria moved ...": numbered lines, as text_tokens
+    return frozenset(w for w in _UNIT.findall(text.lower()) if w not in _STORY_ARTICLES)
+
+
 class ContaminationIndex:
     """Distinct evaluation stories in one LSH index, built once per run.
 
@@ -317,6 +390,7 @@ class ContaminationIndex:
             self.signer, settings.contamination_threshold, margin=settings.lsh_margin
         )
         self._labels: list[str] = []
+        self._words: list[frozenset[str]] = []
         self.files: list[Path] = []
 
     @classmethod
@@ -338,6 +412,7 @@ class ContaminationIndex:
                     continue
                 seen.add(key)
                 index._labels.append(f"{path.stem}:{record.get('id')}")
+                index._words.append(vocabulary(story))
                 shingle_sets.append(shingle_hashes(text_tokens(story), settings.shingle_size))
         index._index.add_many(list(range(len(shingle_sets))), shingle_sets)
         return index
@@ -346,10 +421,19 @@ class ContaminationIndex:
         return len(self._labels)
 
     def match(self, sample: Sample) -> Match | None:
-        """The evaluation story this sample's story near-copies, most similar first."""
-        shingles = shingle_hashes(text_tokens(story_text(sample)), self.settings.shingle_size)
+        """The evaluation story this sample's story near-copies, most similar first.
+
+        A copy reaches the shingle threshold and shares :data:`COPY_VOCABULARY` of its words.
+        """
+        story = story_text(sample)
+        shingles = shingle_hashes(text_tokens(story), self.settings.shingle_size)
         found = self._index.query(shingles)
         if not found:
             return None
-        key, similarity = found[0]
-        return Match(self._labels[key], similarity)
+        words = vocabulary(story)
+        for key, similarity in found:
+            other = self._words[key]
+            union = len(words | other)
+            if union and len(words & other) / union >= COPY_VOCABULARY:
+                return Match(self._labels[key], similarity)
+        return None

@@ -249,14 +249,22 @@ def _judged(
         detail = f"both verifiers derive {answer_text(derived)!r} under {profile}"
         return replace(found, detail=detail)
     if supports:
-        cause = context.cause()
+        cause = _cause(context)
         return replace(found, status="convention", detail=_dependent(found, context.gold, cause))
-    cause = context.cause() if explains_errors else ""
+    cause = _cause(context) if explains_errors else ""
     said = f"gold {context.gold!r}, the engine derives {answer_text(derived)!r} under {profile}"
     detail = f"error: no profile's rules give the gold; {said}"
     if cause and cause != "unexplained":
         detail += f" ({cause})"
     return replace(found, status="contradicted", detail=detail)
+
+
+def _cause(context: _Context) -> str:
+    """The benchmark's explanation, or ``unexplained`` where its reasoning does not apply."""
+    try:
+        return context.cause()
+    except _REPLAY_ERRORS:  # e.g. Hi-ToM's for a question about the world (no chain)
+        return "unexplained"
 
 
 def _dependent(reading: LabelReading, gold: str, cause: str) -> str:
