@@ -12,7 +12,8 @@ the best heuristic, each heuristic's score beside it), by generation and by log-
   stories with their true-belief twins;
 - ``flywheel``: the flywheel's targeted synthesis: the base model's failures on 120 ToMi *val*
   seed items (outside dev) diagnosed, a plan with budget N, the engine's stories filtered and
-  admitted, whole stories kept until N.
+  admitted, whole stories kept until N. Its sentences use the benchmark's wording, as the
+  engine source's do (``feedback.diversity: 0``), so the two differ in what is drawn only.
 
 N = 250, 1,000, 4,000 and 16,000 (``--sizes``); three training seeds where N <= 1,000 (each seed
 also draws its own data), one above. Dev sets (``bench/lift_experiment.py``'s dev split, whole
@@ -134,6 +135,8 @@ def flywheel_items(n: int, seed: int, work: Path, args: argparse.Namespace) -> l
             "cross_check_rate": 0.0,
             "max_llm_diagnoses": 0,
             "seed": 100 * seed,
+            # the engine source's phrasing: the two differ in what is drawn, not in wording
+            "diversity": 0.0,
         },
         "filter": {
             "rubric": {"min_clarity": 1, "min_solvability": 1, "require_tom": False},
@@ -316,10 +319,12 @@ def progress_line(name: str) -> Any:
 
 
 def planned(args: argparse.Namespace) -> list[dict[str, Any]]:
-    """Every point, the base model's first, in order of cost within each source."""
+    """Every point, the base model's first, then size by size (every source at one N before
+    the next N), so a run stopped early has the sources side by side at the sizes it reached."""
     points = [{"source": "base", "n": 0, "seed": 0}]
-    for source in args.sources:
-        for n in args.sizes:
+    for size in args.sizes:
+        for source in args.sources:
+            n = size
             if source == "tomi-train" and n > args.tomi_train_max:
                 n = args.tomi_train_max  # its last point: every balanced item
             seeds = range(args.small_seeds) if n <= 1000 else range(1)

@@ -34,7 +34,11 @@ def test_line_numbers_come_and_go_with_the_surface_and_the_label_still_verifies(
     assert is_numbered(numbered.story) and lines[0].startswith("1 ") and lines[-1][0].isdigit()
     back = adopt_surface(numbered, Surface(numbered=False, answer_format="open"))
     assert back.story == plain.story
-    assert numbered.meta["surface"] == {"numbered": True, "answer_format": "open"}
+    assert numbered.meta["surface"] == {
+        "numbered": True,
+        "answer_format": "open",
+        "choice_share": 0,
+    }
     assert verify_sample(numbered).ok and verify_sample(back).ok
 
 
@@ -129,3 +133,15 @@ def test_datasets_audit_against_names_the_surface_gaps(tmp_path):
     found = json.loads(result.output)[str(data)]["surface"]
     assert found["profile"]["numbered"] == 1.0
     assert len(found["gaps"]) == 3  # line numbers, the letter, and the prompts' length
+
+
+def test_a_choice_share_mixes_lettered_options_into_an_open_set_by_sample_id():
+    samples = [s for s in _tomi(n=30) if len(s.meta.get("candidates", [])) >= 2]
+    mixed = Surface(numbered=False, answer_format="open", choice_share=0.3)
+    formats = [answer_format(adopt_surface(s, mixed)) for s in samples]
+    share = formats.count("choice") / len(formats)
+    assert 0.15 < share < 0.45 and set(formats) == {"open", "choice"}
+    again = [answer_format(adopt_surface(s, mixed)) for s in samples]
+    assert again == formats  # drawn per sample id: the same samples every time
+    plain = Surface(numbered=False, answer_format="open")
+    assert {answer_format(adopt_surface(s, plain)) for s in samples} == {"open"}

@@ -37,3 +37,19 @@ def test_a_complement_is_a_target_exactly_when_its_belief_is_false():
     assert broken and all(c.meta["tom"] for c in broken)
     for _, twin in made:
         assert sample_role(twin) == ("target" if twin.meta["tom"] else "control"), twin.id
+
+
+@pytest.mark.parametrize("numbered", [False, True])
+def test_a_complement_keeps_its_sources_line_numbers_or_their_absence(numbered: bool):
+    from tomflywheel.world import is_numbered
+
+    samples = generate("tomi", seed=3, n=12, orders=(1,), numbered=numbered)
+    made = [c for s in samples if (c := complement(s)) is not None]
+    assert made and all(is_numbered(c.story) == numbered for c in made)
+    # numbers a later step added to the text (a set's surface) are kept as well
+    unnumbered = next(s for s in generate("tomi", seed=3, n=12, orders=(1,)) if complement(s))
+    lines = unnumbered.story.splitlines()
+    renumbered = unnumbered.model_copy(
+        update={"story": "\n".join(f"{i} {line}" for i, line in enumerate(lines, start=1))}
+    )
+    assert is_numbered(complement(renumbered).story)

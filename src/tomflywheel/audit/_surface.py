@@ -8,7 +8,6 @@ set wants a letter (BigToM's replies collapsed that way), prompts of another len
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -16,22 +15,16 @@ from typing import Literal
 
 from tomflywheel.asking import normalize
 from tomflywheel.schema import QAKind, Sample
+from tomflywheel.world import is_numbered
 
 AnswerFormat = Literal["open", "choice", "multi_choice", "yes_no", "completion"]
 
-_NUMBERED = re.compile(r"^\d+ \S")
 NUMBERED_GAP = 0.25
 """Shares of numbered stories further apart than this are a gap."""
 FORMAT_GAP = 0.25
 """An answer format this much more common in the measured set than in the data is a gap."""
 LENGTH_RATIO = 1.5
 """Mean prompt lengths further apart than this factor are a gap."""
-
-
-def is_numbered(story: str) -> bool:
-    """Whether most of a story's lines start with a line number (``3 Aria moved ...``)."""
-    lines = [line for line in story.splitlines() if line.strip()]
-    return bool(lines) and 2 * sum(bool(_NUMBERED.match(line)) for line in lines) > len(lines)
 
 
 def answer_format(sample: Sample) -> AnswerFormat:

@@ -53,6 +53,10 @@ class FeedbackSettings(Strict):
     match_surface: bool = True
     """Synthesized samples take the surface of the evaluated set whose failures they answer:
     line numbers as it has them, lettered options where it is answered with a letter."""
+    choice_share: float = Field(default=0.0, ge=0.0, le=1.0)
+    """With ``match_surface``, the share of open questions (with candidates) that are asked
+    with lettered options anyway, drawn per sample: a mix of answer formats, so that training
+    on open answers does not unlearn answering with a letter."""
     answer_profile: Literal["principled", "benchmark"] = "principled"
     """Answer rules of synthesized stories: the engine's ``principled`` default, or the
     ``benchmark``'s own labelling convention where a generator imitating it has one (ToMi's

@@ -171,7 +171,11 @@ async def _synthesize(
         config,
         case_ids={c.key: c.case_id for c in cases},
         roles={c.key: sample_role(c.sample) for c in cases},
-        surfaces={label: surface_of(p) for label, p in profiles.items() if p is not None},
+        surfaces={
+            label: surface_of(p, choice_share=config.choice_share)
+            for label, p in profiles.items()
+            if p is not None
+        },
     )
     summary.plan = plan
     atomic_write_json(folder / "plan.json", plan.model_dump(mode="json"))

@@ -14,6 +14,7 @@ import re
 
 from pydantic import BaseModel, ConfigDict
 
+from tomflywheel._rng import rng_for
 from tomflywheel.audit import AnswerFormat, SurfaceProfile, answer_format, is_numbered
 from tomflywheel.schema import Answer, Sample
 
@@ -30,11 +31,19 @@ class Surface(BaseModel):
     answer_format: AnswerFormat
     """How the measured set is answered: ``choice`` turns open questions with candidates into
     lettered options; other formats are left as the generator writes them."""
+    choice_share: float = 0.0
+    """Where the set is answered in open text: the share of open questions with candidates
+    asked with lettered options all the same (drawn per sample id), so that training on one
+    set's format does not unlearn the other (BigToM's letters collapsed into container names)."""
 
 
-def surface_of(profile: SurfaceProfile) -> Surface:
+def surface_of(profile: SurfaceProfile, *, choice_share: float = 0.0) -> Surface:
     """The surface a set's profile asks of synthesized data: its majority on each count."""
-    return Surface(numbered=profile.numbered > 0.5, answer_format=profile.answer_format)
+    return Surface(
+        numbered=profile.numbered > 0.5,
+        answer_format=profile.answer_format,
+        choice_share=choice_share,
+    )
 
 
 def adopt_surface(sample: Sample, surface: Surface) -> Sample:
@@ -51,10 +60,17 @@ def adopt_surface(sample: Sample, surface: Surface) -> Sample:
     elif not surface.numbered and is_numbered(story) and not asks_line:
         story = "\n".join(_NUMBER.sub("", line, count=1) for line in story.splitlines())
     answer = sample.answer
-    if surface.answer_format == "choice" and answer_format(sample) == "open":
+    if answer_format(sample) == "open" and _asks_choice(sample, surface):
         answer = _as_choice(sample) or answer
     meta = {**sample.meta, "surface": surface.model_dump()}
     return sample.model_copy(update={"story": story, "answer": answer, "meta": meta})
+
+
+def _asks_choice(sample: Sample, surface: Surface) -> bool:
+    if surface.answer_format == "choice":
+        return True
+    share = surface.choice_share
+    return share > 0 and rng_for("surface-choice", sample.id).random() < share
 
 
 def _as_choice(sample: Sample) -> Answer | None:

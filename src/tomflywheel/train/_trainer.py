@@ -244,6 +244,8 @@ def build_trainer(
     if validation and settings.early_stopping is not None:
         callbacks.append(EarlyStoppingCallback(early_stopping_patience=settings.early_stopping))
     packed = settings.packing == "prefix"
+    if packed and len(row_groups[0]) != len(examples):  # no groups given: a row per example
+        row_groups = (range(len(examples)), range(len(validation)))
     trainer = SeededSFTTrainer(
         model=model,
         args=sft_config(

@@ -42,7 +42,7 @@ if TYPE_CHECKING:
         generator_for,
         write_generated,
     )
-    from tomflywheel.world.language import ANSWER_FORMATS, answer_text, render_story
+    from tomflywheel.world.language import ANSWER_FORMATS, answer_text, is_numbered, render_story
     from tomflywheel.world.model import (
         Answer,
         EventRecord,
@@ -85,7 +85,7 @@ __getattr__, __dir__ = attach(
             "generator_for",
             "write_generated",
         ),
-        "language": ("ANSWER_FORMATS", "answer_text", "render_story"),
+        "language": ("ANSWER_FORMATS", "answer_text", "is_numbered", "render_story"),
         "model": ("Answer", "EventRecord", "QuestionSpec", "Story", "StoryRecord", "event_to_dict"),
         "physics": ("PROFILES",),
         "samples": (
@@ -132,6 +132,7 @@ __all__ = [
     "explain_answers",
     "generate",
     "generator_for",
+    "is_numbered",
     "rationale",
     "read_labels",
     "read_trace",

@@ -18,7 +18,7 @@ from tomflywheel.schema import Sample
 from tomflywheel.world.generators._controls import control_twin, is_false_belief
 from tomflywheel.world.generators._draft import answer_candidates
 from tomflywheel.world.generators._registry import GENERATORS
-from tomflywheel.world.language import answer_text, render_story
+from tomflywheel.world.language import answer_text, is_numbered, render_story
 from tomflywheel.world.model import Enter, Event, Exit, Move, QuestionSpec, Story
 from tomflywheel.world.samples import make_trace, read_trace
 from tomflywheel.world.verifiers import Answerer
@@ -125,6 +125,8 @@ def _as_sample(
         key=render.get("key"),
         diversity=float(render.get("diversity", 0.0)),
         style=STYLES[generator.name],  # type: ignore[arg-type]
+        # the source's surface, whether its generator or a later step numbered its lines
+        numbered=is_numbered(sample.story),
     )
     new_trace = make_trace(
         generator=generator.name,

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
         question_text,
     )
     from tomflywheel.world.language._story_parser import Grammar, parse_story
-    from tomflywheel.world.language._story_render import render_event, render_story
+    from tomflywheel.world.language._story_render import is_numbered, render_event, render_story
 
 __getattr__, __dir__ = attach(
     __name__,
@@ -32,7 +32,7 @@ __getattr__, __dir__ = attach(
         "_question_parser": ("parse_question",),
         "_question_text": ("ANSWER_FORMATS", "answer_format", "answer_text", "question_text"),
         "_story_parser": ("Grammar", "parse_story"),
-        "_story_render": ("render_event", "render_story"),
+        "_story_render": ("is_numbered", "render_event", "render_story"),
     },
 )
 
@@ -41,6 +41,7 @@ __all__ = [
     "Grammar",
     "answer_format",
     "answer_text",
+    "is_numbered",
     "name_list",
     "parse_question",
     "parse_story",

@@ -8,6 +8,7 @@ With ``diversity=0`` every sentence uses the benchmark wording (the first templa
 from __future__ import annotations
 
 import random
+import re
 
 from tomflywheel._rng import rng_for
 from tomflywheel.world.language._phrases import MOTIVES, PARSE_ONLY, PHRASES, name_list
@@ -107,6 +108,15 @@ def render_event(
             text += hide_only.format(hide=event.hide)
         text += "."
     return text
+
+
+_NUMBERED_LINE = re.compile(r"^\d+ \S")
+
+
+def is_numbered(story: str) -> bool:
+    """Whether most of a story's lines start with a line number (``3 Aria moved ...``)."""
+    lines = [line for line in story.splitlines() if line.strip()]
+    return bool(lines) and 2 * sum(bool(_NUMBERED_LINE.match(line)) for line in lines) > len(lines)
 
 
 def render_story(
