@@ -16,10 +16,20 @@ the best heuristic, each heuristic's score beside it), by generation and by log-
   engine source's do (``feedback.diversity: 0``), so the two differ in what is drawn only.
 
 N = 250, 1,000, 4,000 and 16,000 (``--sizes``); three training seeds where N <= 1,000 (each seed
-also draws its own data), one above. Dev sets (``bench/lift_experiment.py``'s dev split, whole
-stories so story-level accuracy exists): ToMi val's dev third (``--tomi-stories`` stories, every
-question of each), Hi-ToM's dev third (whole stories, all orders) and BigToM's dev templates
-(forward and backward belief, each true/false-belief twin pair whole).
+also draws its own data), one above.
+
+Mechanisms (``--mechanisms``, at ``--mechanism-size`` items, three seeds, after that size's
+points): the engine source's very data and seeds trained another way, or the same stories
+labelled or asked another way, so each differs from ``engine`` in one thing, paired by seed:
+``pairs`` (a story and its true-belief twin in one batch: ``train.group_by: family``),
+``shuffled`` (examples shuffled one by one, unpacked: what grouping a story's questions
+changes), ``mixed-formats`` (a quarter of the open questions asked with lettered options), and
+``tomi-profile`` (the stories answered by ToMi's own labelling convention).
+
+Dev sets (``bench/lift_experiment.py``'s dev split, whole stories so story-level accuracy
+exists): ToMi val's dev third (``--tomi-stories`` stories, every question of each), Hi-ToM's dev
+third (whole stories, all orders) and BigToM's dev templates (forward and backward belief, each
+true/false-belief twin pair whole).
 
 Every finished point (source, N, seed) is appended to ``<out>.jsonl`` as it completes, and
 ``<out>.txt`` (the curves, the data-efficiency ratio, each heuristic's scores) is rewritten from
@@ -58,6 +68,7 @@ from tomflywheel.audit import audit_item, shortcut_scores
 from tomflywheel.config import parse_settings
 from tomflywheel.datasets import load_benchmark
 from tomflywheel.evaluation import run_evaluation
+from tomflywheel.feedback._surface import Surface, adopt_surface
 from tomflywheel.flywheel import first_verdicts, run_flywheel, with_model
 from tomflywheel.llm import ensure_default_model, shared_servers
 from tomflywheel.schema import Sample, read_samples
@@ -81,6 +92,13 @@ RECIPE: dict[str, Any] = {
 """The SFT recipe of every point: the flywheel's defaults (bf16 autocast where the CPU has it,
 one epoch, lr 5e-5, batch 8), a story's questions trained together in packed rows."""
 METRICS = ("belief_balanced", "convention_free", "story_level", "accuracy", "paired")
+MECHANISMS: dict[str, dict[str, Any]] = {
+    "pairs": {"train": {"group_by": "family"}},
+    "shuffled": {"train": {"group_by": "none", "packing": "none"}},
+    "mixed-formats": {"choice_share": 0.25},
+    "tomi-profile": {"profile": "tomi"},
+}
+"""How each mechanism differs from the ``engine`` source: training settings, or its data."""
 
 
 # ---- data --------------------------------------------------------------------------------
@@ -110,10 +128,23 @@ def whole_stories(samples: Iterable[Sample], n: int) -> list[Sample]:
     return list(samples)[:n]
 
 
-def engine_items(n: int, seed: int) -> list[Sample]:
+def engine_items(n: int, seed: int, *, profile: str = "default") -> list[Sample]:
     """``n`` engine items: ToMi-style stories with their twins, ToMi's surface, in story order."""
     stories = math.ceil(n / 6) + 10
-    return whole_stories(generate("tomi", n=stories, seed=1000 + seed, controls=True), n)
+    made = generate("tomi", n=stories, seed=1000 + seed, controls=True, profile=profile)
+    return whole_stories(made, n)
+
+
+def mechanism_items(mechanism: str, n: int, seed: int, work: Path, args: Any) -> list[Sample]:
+    """The engine source's items as a mechanism changes them (or unchanged)."""
+    change = MECHANISMS[mechanism]
+    if "profile" in change:
+        return engine_items(n, seed, profile=change["profile"])
+    items = list(read_samples(draw("engine", n, seed, work, args)))
+    if "choice_share" in change:
+        mixed = Surface(numbered=False, answer_format="open", choice_share=change["choice_share"])
+        items = [adopt_surface(sample, mixed) for sample in items]
+    return items
 
 
 def flywheel_items(n: int, seed: int, work: Path, args: argparse.Namespace) -> list[Sample]:
@@ -174,6 +205,8 @@ def draw(source: str, n: int, seed: int, work: Path, args: argparse.Namespace) -
         items = tomi_train_stream(seed)[:n]
     elif source == "engine":
         items = engine_items(n, seed)
+    elif source.startswith("engine+"):
+        items = mechanism_items(source.removeprefix("engine+"), n, seed, work, args)
     else:
         items = flywheel_items(n, seed, work, args)
     write_jsonl_atomic(path, items)
@@ -246,7 +279,8 @@ def run_point(
     if point["n"]:
         data = draw(point["source"], point["n"], point["seed"], work, args)
         out = work / "models" / name
-        recipe = settings.train.model_copy(update={"seed": point["seed"]})
+        change = MECHANISMS.get(point["source"].removeprefix("engine+"), {}).get("train", {})
+        recipe = settings.train.model_copy(update={"seed": point["seed"], **change})
         result = train_model(
             data, base=ensure_default_model(), out=out, settings=recipe,
             eval_settings=settings.eval, overwrite=True,
@@ -329,6 +363,12 @@ def planned(args: argparse.Namespace) -> list[dict[str, Any]]:
                 n = args.tomi_train_max  # its last point: every balanced item
             seeds = range(args.small_seeds) if n <= 1000 else range(1)
             points += [{"source": source, "n": n, "seed": s} for s in seeds]
+        if size == args.mechanism_size:
+            points += [
+                {"source": f"engine+{mechanism}", "n": size, "seed": s}
+                for mechanism in args.mechanisms
+                for s in range(args.small_seeds)
+            ]
     unique = []
     for point in points:
         if point not in unique:
@@ -410,7 +450,42 @@ def render(records: list[dict[str, Any]], args: argparse.Namespace) -> str:
             row += f" {sum(seconds) / len(seconds):8.0f}" if seconds else f" {'–':>8}"
             lines.append(row)
         lines += efficiency_lines(records, label)
+        lines += mechanism_lines(records, label)
     return "\n".join(lines) + "\n"
+
+
+def mechanism_lines(records: list[dict[str, Any]], label: str) -> list[str]:
+    """Each mechanism minus ``engine`` on the same seed and N: per seed, and their mean."""
+    by_point = {(r["source"], r["n"], r["seed"]): r for r in records if label in r["scores"]}
+    mechanisms = sorted({(src, n) for src, n, _ in by_point if src.startswith("engine+")})
+    if not mechanisms:
+        return []
+    lines = ["mechanisms minus engine, same data seed and N (pts; mean [95% t CI over seeds])"]
+    for source, n in mechanisms:
+        cells = []
+        for metric in ("belief_balanced", "convention_free", "story_level", "accuracy"):
+            deltas = []
+            for (src, size, seed), record in sorted(by_point.items()):
+                base = by_point.get(("engine", size, seed))
+                if (src, size) == (source, n) and base is not None:
+                    mine, theirs = value(record, label, metric), value(base, label, metric)
+                    if mine is not None and theirs is not None:
+                        deltas.append(mine - theirs)
+            per_seed = " ".join(f"{100 * d:+.1f}" for d in deltas)
+            cells.append(f"{metric} {per_seed or '–'} → {signed(deltas)}")
+        lines.append(f"  {source:22} N={n}: " + "; ".join(cells))
+    return lines
+
+
+def signed(values: list[float]) -> str:
+    """A mean difference with its t interval over seeds, in points."""
+    if not values:
+        return "–"
+    interval = mean_interval(values) if len(values) > 1 else None
+    if interval is None:
+        return f"{100 * values[0]:+.1f}"
+    mean, low, high = interval
+    return f"{100 * mean:+.1f} [{100 * low:+.1f}, {100 * high:+.1f}]"
 
 
 def spread(values: list[float | None]) -> str:
@@ -469,6 +544,13 @@ def main() -> None:
         "--sizes", type=lambda t: [int(p) for p in t.split(",")], default=[250, 1000, 4000, 16000]
     )
     parser.add_argument("--small-seeds", type=int, default=3, help="seeds where N <= 1000")
+    parser.add_argument(
+        "--mechanisms",
+        type=lambda t: [m for m in t.split(",") if m],
+        default=list(MECHANISMS),
+        help=f"engine variants measured at --mechanism-size: {', '.join(MECHANISMS)}",
+    )
+    parser.add_argument("--mechanism-size", type=int, default=1000)
     parser.add_argument("--tomi-train-max", type=int, default=2688)
     parser.add_argument("--tomi-stories", type=int, default=120, help="ToMi dev stories")
     parser.add_argument("--hitom-stories", type=int, default=12, help="Hi-ToM dev stories")
@@ -491,6 +573,8 @@ def main() -> None:
     unknown = set(args.sources) - set(SOURCES)
     if unknown:
         sys.exit(f"unknown --sources {sorted(unknown)}; known: {', '.join(SOURCES)}")
+    if set(args.mechanisms) - set(MECHANISMS):
+        sys.exit(f"unknown --mechanisms; known: {', '.join(MECHANISMS)}")
     if not BENCHMARKS.is_dir():
         sys.exit(f"needs the public ToMi, Hi-ToM and BigToM files at {BENCHMARKS}")
     results = args.out.with_suffix(".jsonl")
