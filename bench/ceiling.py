@@ -305,6 +305,7 @@ def run_point(
         "eval_seconds": round(time.perf_counter() - trained_at, 1),
         "seconds": round(time.perf_counter() - started, 1),
         "commit": commit(),
+        "command": command(),
         "scores": score(exp_dir, items),
     }
     if not args.keep_models:  # the server serves this one until the next is swapped in
@@ -426,6 +427,8 @@ def render(records: list[dict[str, Any]], args: argparse.Namespace) -> str:
         f"{machine_load()}",
         "commits of the points: " + ", ".join(sorted({r["commit"][:12] for r in records})),
     ]
+    earlier = sorted({r["command"] for r in records if r.get("command")} - {command()})
+    lines += [f"points also measured by: {line}" for line in earlier]
     labels = sorted({label for r in records for label in r["scores"]})
     for label in labels:
         lines += ["", f"== {label}"]
