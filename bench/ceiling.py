@@ -293,6 +293,7 @@ def run_point(
             "tokens_seen": result.tokens_seen,
             "first_loss": result.losses[0],
             "last_loss": result.losses[-1],
+            "precision": result.manifest.get("precision"),
         }
         weights = weights_sha256(out)
         served = with_model(settings, out, f"ceiling-{name}-{weights[:12]}")

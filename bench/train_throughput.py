@@ -19,11 +19,12 @@ run twice, in mirrored order. Arms:
 - ``lora`` / ``lora-bf16``: LoRA (``train.lora``, its default rank and learning rate) in fp32
   and under bf16 autocast. The base weights get no gradient, and the adapters' updates are
   large against their own size, so bf16's coarse steps cost them less than a full fine-tune;
-- ``stories-bf16``: ``trainer-bf16`` with a story's questions one after another
-  (``train.group_by: story``), each in its own row;
-- ``packed-bf16``: the same order with each story's questions in one packed row, their shared
-  prefix computed once (``train.packing: prefix``; eager attention, as ``auto`` picks for it).
-  The same losses as ``stories-bf16`` to float rounding; far fewer tokens through the model.
+- ``stories`` / ``stories-bf16``: ``trainer`` / ``trainer-bf16`` with a story's questions one
+  after another (``train.group_by: story``), each in its own row;
+- ``packed`` / ``packed-bf16``: the same order with each story's questions in one packed row,
+  their shared prefix computed once (``train.packing: prefix``; eager attention, as ``auto``
+  picks for it). The same losses as the ``stories`` arm to float rounding; far fewer tokens
+  through the model.
 
 Prints tokens/s (the examples' own tokens, as one row each would pass them, over training
 seconds, loading and saving excluded; a packed arm passes fewer through the model, so its rate
@@ -70,7 +71,8 @@ from tomflywheel.world import generate
 
 ARMS = (
     "loop", "trl-fused", "trainer-foreach", "trainer", "trainer-bf16", "trainer-eager",
-    "trainer-bf16-eager", "lora", "lora-bf16", "stories-bf16", "packed-bf16",
+    "trainer-bf16-eager", "lora", "lora-bf16", "stories", "packed", "stories-bf16",
+    "packed-bf16",
 )  # fmt: skip
 SIZES = ("tomi", "hitom", "engine")
 ROOT = Path(__file__).resolve().parents[1]
@@ -207,9 +209,9 @@ def arm_settings(arm: str, settings: TrainSettings) -> TrainSettings:
     if arm.startswith("lora"):
         update["lora"] = LoraSettings(enabled=True)
         update["learning_rate"] = DEFAULT_LORA_LR
-    if arm in ("stories-bf16", "packed-bf16"):
+    if arm.startswith(("stories", "packed")):
         update["group_by"] = "story"
-    if arm == "packed-bf16":
+    if arm.startswith("packed"):
         update["packing"] = "prefix"
     return settings.model_copy(update=update)
 
