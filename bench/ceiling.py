@@ -38,6 +38,9 @@ on. Models are deleted once scored (``--keep-models`` keeps them).
 
     python bench/ceiling.py                                     # everything, hours on 2 cores
     python bench/ceiling.py --sources engine --sizes 250,1000   # a part
+    # another base (on a GPU: docs/training.md, "The ceiling on a larger model")
+    python bench/ceiling.py --base /models/Qwen2.5-0.5B-Instruct \
+        --out bench/results/ceiling_qwen --work /tmp/ceiling_qwen
 
 Over 400 lines: the sources, the points and the curves' summary are one experiment.
 """
@@ -147,6 +150,19 @@ def mechanism_items(mechanism: str, n: int, seed: int, work: Path, args: Any) ->
     return items
 
 
+def base_model(args: argparse.Namespace) -> Path:
+    """The model every point starts from: ``--base``, else the bundled SmolLM2-135M."""
+    return args.base or ensure_default_model()
+
+
+def served_base(args: argparse.Namespace) -> dict[str, Any]:
+    """``embedded``: the ``--base`` model under a name of its weights (none for the bundled)."""
+    if not args.base:
+        return {}
+    name = f"ceiling-base-{weights_sha256(args.base)[:12]}"
+    return {"embedded": {"model": str(args.base), "served_model_name": name}}
+
+
 def flywheel_items(n: int, seed: int, work: Path, args: argparse.Namespace) -> list[Sample]:
     """The flywheel's admitted items for budget ``n`` on data seed ``seed``'s seed slice."""
     folder = work / "flywheel" / f"n{n}_s{seed}"
@@ -155,6 +171,7 @@ def flywheel_items(n: int, seed: int, work: Path, args: argparse.Namespace) -> l
         write_jsonl_atomic(seeds_file, seed_slice(seed))
     settings = {
         **server_settings(args, work / "requests.sqlite"),
+        **served_base(args),
         "eval": {
             "datasets": [{"path": str(seeds_file), "judge": "rules"}],
             "results_dir": str(folder / "results"),
@@ -246,6 +263,7 @@ def eval_settings(work: Path, dev: dict[str, Path], args: argparse.Namespace) ->
     ]
     settings = {
         **server_settings(args, work / "requests.sqlite"),
+        **served_base(args),
         "eval": {"datasets": datasets, "results_dir": str(work / "eval")},
         "train": {**RECIPE},
     }
@@ -282,7 +300,7 @@ def run_point(
         change = MECHANISMS.get(point["source"].removeprefix("engine+"), {}).get("train", {})
         recipe = settings.train.model_copy(update={"seed": point["seed"], **change})
         result = train_model(
-            data, base=ensure_default_model(), out=out, settings=recipe,
+            data, base=base_model(args), out=out, settings=recipe,
             eval_settings=settings.eval, overwrite=True,
             on_progress=progress_line(name),
         )  # fmt: skip
@@ -562,6 +580,12 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=64)
     parser.add_argument("--base-url", help="unused: fine-tuned models run on the embedded server")
     parser.add_argument("--model", default="smollm2-135m-instruct")
+    parser.add_argument(
+        "--base",
+        type=Path,
+        help="a Hugging Face model folder to start from (default: the bundled SmolLM2-135M); "
+        "give it its own --out and --work",
+    )
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "ceiling")
     parser.add_argument("--work", type=Path, default=Path("/tmp/ceiling"))
     parser.add_argument("--keep-models", action="store_true")
