@@ -156,11 +156,14 @@ def base_model(args: argparse.Namespace) -> Path:
 
 
 def served_base(args: argparse.Namespace) -> dict[str, Any]:
-    """``embedded``: the ``--base`` model under a name of its weights (none for the bundled)."""
-    if not args.base:
-        return {}
-    name = f"ceiling-base-{weights_sha256(args.base)[:12]}"
-    return {"embedded": {"model": str(args.base), "served_model_name": name}}
+    """``embedded``: the ``--base`` model under a name of its weights, ``--server-arg``s."""
+    embedded: dict[str, Any] = {}
+    if args.base:
+        name = f"ceiling-base-{weights_sha256(args.base)[:12]}"
+        embedded.update(model=str(args.base), served_model_name=name)
+    if args.server_arg:
+        embedded["extra_args"] = list(args.server_arg)
+    return {"embedded": embedded} if embedded else {}
 
 
 def flywheel_items(n: int, seed: int, work: Path, args: argparse.Namespace) -> list[Sample]:
@@ -585,6 +588,13 @@ def main() -> None:
         type=Path,
         help="a Hugging Face model folder to start from (default: the bundled SmolLM2-135M); "
         "give it its own --out and --work",
+    )
+    parser.add_argument(
+        "--server-arg",
+        action="append",
+        default=[],
+        help="one more vLLM server argument, repeatable (--server-arg=--gpu-memory-utilization "
+        "--server-arg=0.4 leaves a GPU room to train beside the server)",
     )
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "ceiling")
     parser.add_argument("--work", type=Path, default=Path("/tmp/ceiling"))
