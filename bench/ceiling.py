@@ -23,8 +23,10 @@ points): the engine source's very data and seeds trained another way, or the sam
 labelled or asked another way, so each differs from ``engine`` in one thing, paired by seed:
 ``pairs`` (a story and its true-belief twin in one batch: ``train.group_by: family``),
 ``shuffled`` (examples shuffled one by one, unpacked: what grouping a story's questions
-changes), ``mixed-formats`` (a quarter of the open questions asked with lettered options), and
-``tomi-profile`` (the stories answered by ToMi's own labelling convention).
+changes), ``mixed-formats`` (a quarter of the open questions asked with lettered options),
+``tomi-profile`` (the stories answered by ToMi's own labelling convention) and ``balanced``
+(the same generator's stories, items taken a third each false-belief, true-belief and world, as
+``tomi-train`` is: a plain draw is ~22% false and ~52% true belief).
 
 Dev sets (``bench/lift_experiment.py``'s dev split, whole stories so story-level accuracy
 exists): ToMi val's dev third (``--tomi-stories`` stories, every question of each), Hi-ToM's dev
@@ -100,6 +102,7 @@ MECHANISMS: dict[str, dict[str, Any]] = {
     "shuffled": {"train": {"group_by": "none", "packing": "none"}},
     "mixed-formats": {"choice_share": 0.25},
     "tomi-profile": {"profile": "tomi"},
+    "balanced": {"balanced": True},
 }
 """How each mechanism differs from the ``engine`` source: training settings, or its data."""
 
@@ -138,9 +141,28 @@ def engine_items(n: int, seed: int, *, profile: str = "default") -> list[Sample]
     return whole_stories(made, n)
 
 
+def balanced_engine_items(n: int, seed: int) -> list[Sample]:
+    """``n`` engine items a third each false-belief, true-belief and world questions, as
+    ``tomi-train`` is drawn: the engine's stories in order, each kind taken until its third is
+    full (a plain draw is ~22% false, ~52% true belief)."""
+    made = generate("tomi", n=math.ceil(2 * n / 6) + 20, seed=1000 + seed, controls=True)
+    quota = {"false": n // 3, "true": n // 3, "world": n - 2 * (n // 3)}
+    taken = []
+    for sample in made:
+        kind = belief_kind(sample)
+        if quota[kind]:
+            quota[kind] -= 1
+            taken.append(sample)
+    if any(quota.values()):
+        raise SystemExit(f"balanced engine draw n={n} seed={seed}: short of {quota}")
+    return taken
+
+
 def mechanism_items(mechanism: str, n: int, seed: int, work: Path, args: Any) -> list[Sample]:
     """The engine source's items as a mechanism changes them (or unchanged)."""
     change = MECHANISMS[mechanism]
+    if change.get("balanced"):
+        return balanced_engine_items(n, seed)
     if "profile" in change:
         return engine_items(n, seed, profile=change["profile"])
     items = list(read_samples(draw("engine", n, seed, work, args)))
