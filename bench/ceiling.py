@@ -50,6 +50,7 @@ Over 400 lines: the sources, the points and the curves' summary are one experime
 from __future__ import annotations
 
 import argparse
+import functools
 import itertools
 import json
 import math
@@ -177,12 +178,17 @@ def base_model(args: argparse.Namespace) -> Path:
     return args.base or ensure_default_model()
 
 
+@functools.cache
+def base_name(folder: Path) -> str:
+    """The served name of a ``--base`` folder: its weights' hash, computed once per run."""
+    return f"ceiling-base-{weights_sha256(folder)[:12]}"
+
+
 def served_base(args: argparse.Namespace) -> dict[str, Any]:
     """``embedded``: the ``--base`` model under a name of its weights, ``--server-arg``s."""
     embedded: dict[str, Any] = {}
     if args.base:
-        name = f"ceiling-base-{weights_sha256(args.base)[:12]}"
-        embedded.update(model=str(args.base), served_model_name=name)
+        embedded.update(model=str(args.base), served_model_name=base_name(args.base))
     if args.server_arg:
         embedded["extra_args"] = list(args.server_arg)
     return {"embedded": embedded} if embedded else {}
